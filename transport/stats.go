@@ -29,7 +29,7 @@ func (c *Counters) Add(o *Counters) {
 }
 
 // Verbs is the total count over all kinds; Bytes the total payload.
-func (c *Counters) Verbs() uint64 {
+func (c Counters) Verbs() uint64 {
 	var n uint64
 	for i := range c {
 		n += c[i].Count
@@ -38,7 +38,7 @@ func (c *Counters) Verbs() uint64 {
 }
 
 // Bytes is the payload moved in both directions over all kinds.
-func (c *Counters) Bytes() uint64 {
+func (c Counters) Bytes() uint64 {
 	var n uint64
 	for i := range c {
 		n += c[i].BytesOut + c[i].BytesIn

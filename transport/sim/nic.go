@@ -1,0 +1,253 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/dmbench/dmbench/transport"
+)
+
+// A verb's path, each stage a FIFO resource or a fixed latency:
+//
+//	requester core   PostNs per doorbell
+//	requester NIC    one message (1/MsgRate), NICTxNs
+//	requester link   request bytes (headers + WRITE payload) at LineRate
+//	wire             WireNs
+//	---- the arrival event at the responder ----
+//	responder link   request bytes
+//	responder NIC    one message, NICRxNs, MemReadNs for READ and atomics
+//	atomic units     per address (1/AtomicRateHost or Device), per NIC
+//	memory effect    applied now, in arrival order
+//	responder link   response bytes (headers + READ payload)
+//	wire             WireNs
+//	requester link   response bytes, NICCompNs
+//	---- the completion event at the requester ----
+//
+// Requester-side resources are reserved at issue (issues happen in
+// time order, so they are served in order); responder-side resources at
+// the arrival event, in arrival order. The requester's receive link is
+// reserved ahead of time at the arrival event, a small approximation.
+
+// post issues a doorbell batch for ep and suspends it until every op has
+// completed. Verbs to ep's own node are local memory accesses: applied at
+// once and charged to the core, with no NIC involved.
+func (f *Fabric) post(ep *endpoint, ops []transport.Op) error {
+	if len(ops) == 0 {
+		return nil
+	}
+	if cap(ep.mems) < len(ops) {
+		ep.mems = make([]memRef, len(ops))
+	}
+	ep.mems = ep.mems[:len(ops)]
+	for i := range ops {
+		m, err := f.locate(&ops[i])
+		if err != nil {
+			return err
+		}
+		ep.mems[i] = m
+	}
+	ep.thread.stats.Doorbells++
+	t := ep.thread.cpu.serve(f.now, f.postCost)
+	ep.ops = ops
+	ep.pending = 0
+	var local int64
+	for i := range ops {
+		op := &ops[i]
+		ep.count(op)
+		if op.Addr.Node() == ep.node.id {
+			local += f.applyLocal(ep.mems[i].mem, op)
+			continue
+		}
+		ep.pending++
+		f.issue(ep, int32(i), t)
+	}
+	if local > 0 {
+		end := ep.thread.cpu.serve(t, local)
+		if ep.pending == 0 {
+			f.schedule(end, evResume, ep, 0)
+		}
+	} else if ep.pending == 0 {
+		f.schedule(t, evResume, ep, 0)
+	}
+	ep.suspend()
+	ep.ops = nil
+	clear(ep.mems) // do not keep region slices reachable from idle endpoints
+	return nil
+}
+
+// memRef is where an op lands: its region's bytes from the op's address
+// on, and whether the region is on-chip device memory.
+type memRef struct {
+	mem    []byte
+	device bool
+}
+
+// locate validates op's address and finds where it lands.
+func (f *Fabric) locate(op *transport.Op) (memRef, error) {
+	n := op.Addr.Node()
+	if int(n) >= len(f.nodes) {
+		return memRef{}, &transport.AddrError{Verb: op.Kind, Addr: op.Addr, Len: op.Len(),
+			Reason: fmt.Sprintf("node %d does not exist (nodes are 0-%d)", n, len(f.nodes)-1)}
+	}
+	nd := f.nodes[n]
+	i, err := nd.layout.Find(op.Kind, op.Addr, op.Len())
+	if err != nil {
+		return memRef{}, err
+	}
+	r := &nd.layout.Regions[i]
+	return memRef{mem: nd.mem[i][op.Addr-r.Base:], device: r.Device}, nil
+}
+
+func isReadOrAtomic(k transport.VerbKind) bool { return k != transport.VerbWrite }
+
+// issue hands op idx of ep's batch to its QP at time t, or queues it
+// behind the QP's earlier ops when READ/atomic slots are exhausted.
+func (f *Fabric) issue(ep *endpoint, idx int32, t int64) {
+	op := &ep.ops[idx]
+	q := &ep.thread.qps[op.Addr.Node()]
+	ra := isReadOrAtomic(op.Kind)
+	if len(q.waiting) > 0 || ra && q.outstanding >= f.prof.MaxOutstanding {
+		q.waiting = append(q.waiting, opRef{ep, idx})
+		return
+	}
+	if ra {
+		q.outstanding++
+	}
+	f.send(ep, idx, t)
+}
+
+// send runs the requester side of op idx from time t.
+func (f *Fabric) send(ep *endpoint, idx int32, t int64) {
+	op := &ep.ops[idx]
+	req := ep.node
+	t = req.nic.serve(t, f.msgSvc) + f.nicTx
+	req.stats.Msgs++
+	b := f.requestBytes(op)
+	req.stats.BytesTx += b
+	t = req.tx.serve(t, int64(b)*f.byteSvc) + f.wire
+	f.schedule(t, evArrive, ep, idx)
+}
+
+// arrive runs the responder side of op idx and schedules its completion.
+func (f *Fabric) arrive(ep *endpoint, idx int32) {
+	op := &ep.ops[idx]
+	resp := f.nodes[op.Addr.Node()]
+	q := &ep.thread.qps[resp.id]
+	f.flushTorn(q) // ops on one QP take effect in order
+
+	in := f.requestBytes(op)
+	resp.stats.BytesRx += in
+	ser := int64(in) * f.byteSvc
+	t := resp.rx.serve(f.now-ser, ser)
+	t = resp.nic.serve(t, f.msgSvc) + f.nicRx
+	resp.stats.Msgs++
+	m := ep.mems[idx]
+	mem := m.mem
+	switch op.Kind {
+	case transport.VerbRead:
+		t += f.memRead
+		copy(op.Buf, mem)
+	case transport.VerbWrite:
+		if done := f.write(q, mem, op); done > t {
+			t = done
+		}
+	default:
+		t += f.memRead
+		svc := f.atomicHost
+		if m.device {
+			svc = f.atomicDevice
+		}
+		t = f.serveAddr(resp, op.Addr, t, svc)
+		if f.atomicNode > 0 {
+			t = resp.atomics.serve(t, f.atomicNode)
+		}
+		applyAtomic(mem, op)
+	}
+	out := f.responseBytes(op)
+	resp.stats.BytesTx += out
+	ser = int64(out) * f.byteSvc
+	t = resp.tx.serve(t, ser) + f.wire
+	req := ep.node
+	req.stats.BytesRx += out
+	t = req.rx.serve(t-ser, ser) + f.nicComp
+	f.schedule(t, evComplete, ep, idx)
+}
+
+// serveAddr serialises atomics on one 8-byte address.
+func (f *Fabric) serveAddr(nd *node, a transport.GAddr, at, svc int64) int64 {
+	end := max(at, nd.perAddr[a]) + svc
+	nd.perAddr[a] = end
+	if len(nd.perAddr) > 1<<14 {
+		for k, v := range nd.perAddr {
+			if v <= f.now {
+				delete(nd.perAddr, k)
+			}
+		}
+	}
+	return end
+}
+
+// complete retires op idx at its requester: it frees the QP slot, starts
+// ops waiting for one, and resumes ep when its whole batch is done.
+func (f *Fabric) complete(ep *endpoint, idx int32) {
+	op := &ep.ops[idx]
+	if isReadOrAtomic(op.Kind) {
+		q := &ep.thread.qps[op.Addr.Node()]
+		q.outstanding--
+		for len(q.waiting) > 0 {
+			w := q.waiting[0]
+			ra := isReadOrAtomic(w.ep.ops[w.idx].Kind)
+			if ra && q.outstanding >= f.prof.MaxOutstanding {
+				break
+			}
+			q.waiting[0] = opRef{}
+			q.waiting = q.waiting[1:]
+			if ra {
+				q.outstanding++
+			}
+			f.send(w.ep, w.idx, f.now)
+		}
+	}
+	ep.pending--
+	if ep.pending == 0 {
+		ep.resume()
+	}
+}
+
+// packets is the number of MTU-sized packets carrying n payload bytes.
+func (f *Fabric) packets(n int) uint64 {
+	if n <= f.prof.MTU {
+		return 1
+	}
+	return uint64((n + f.prof.MTU - 1) / f.prof.MTU)
+}
+
+// requestBytes is what a verb's request puts on the wire.
+func (f *Fabric) requestBytes(op *transport.Op) uint64 {
+	p := &f.prof
+	switch op.Kind {
+	case transport.VerbRead:
+		return uint64(p.BaseHeader + p.RETH)
+	case transport.VerbWrite:
+		return f.packets(len(op.Buf))*uint64(p.BaseHeader) + uint64(p.RETH+len(op.Buf))
+	default:
+		return uint64(p.BaseHeader + p.AtomicETH)
+	}
+}
+
+// responseBytes is what a verb's response (or acknowledgement) carries.
+func (f *Fabric) responseBytes(op *transport.Op) uint64 {
+	p := &f.prof
+	switch op.Kind {
+	case transport.VerbRead:
+		return f.packets(len(op.Buf))*uint64(p.BaseHeader) + uint64(p.AETH+len(op.Buf))
+	case transport.VerbWrite:
+		return uint64(p.BaseHeader + p.AETH)
+	default:
+		return uint64(p.BaseHeader + p.AETH + p.AtomicAckETH)
+	}
+}
+
+// sendBytes is what a two-sided SEND of n bytes puts on the wire.
+func (f *Fabric) sendBytes(n int) uint64 {
+	return f.packets(n)*uint64(f.prof.BaseHeader) + uint64(n)
+}
