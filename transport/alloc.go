@@ -64,7 +64,7 @@ type Allocator struct {
 	chunk  uint64
 	nodes  []NodeID
 	rr     int
-	cur    []span // current chunk per memory node, indexed by NodeID
+	cur    []span        // current chunk per memory node, indexed by NodeID
 	served atomic.Uint64 // bytes handed out
 }
 
