@@ -1,0 +1,39 @@
+// Package ideal is the papers' "Expected" line (DMTree FAST'26, section 2.2
+// and Figure 3): the verbs a range index on disaggregated memory could not
+// do without. It is a bound, not an index.
+//
+// # Layout
+//
+// Entries live in arrays on the memory nodes, one slot per key, bulk-loaded
+// keys contiguous in key order (so a scan of them is one READ). A slot is
+//
+//	[0, K)        key
+//	[K, K+V)      value
+//	[K+V, K+V+8)  check: CRC-64 of key and value with bit 0 set; 0 = empty
+//
+// and slots are spaced a power of two apart up to 64 bytes (multiples of 64
+// beyond), so that in paper memory mode an entry never straddles a
+// cacheline and lands whole.
+//
+// # Verbs per operation
+//
+//	search  1 READ of exactly the entry
+//	insert  2: READ of the empty slot, WRITE of the entry
+//	update  2: READ of the entry, WRITE of the entry
+//	delete  2: READ of the entry, WRITE of its check word
+//	scan    1 READ per run of contiguous slots (1 for bulk-loaded keys)
+//
+// An absent key costs no verb: the oracle below knows it is absent.
+//
+// # What it omits
+//
+// The location of every key comes from an oracle: one sorted directory
+// shared by all compute nodes in process memory, consulted and updated at no
+// cost. No index can have it: it stands for perfect, free, always-coherent
+// caching. Writers of one key are serialised by a striped lock of the oracle,
+// standing in for the lock any real index needs; it issues no verb. No local
+// CPU work is charged. A READ that sees a torn entry (possible in strict
+// memory mode) is retried, the only case where an operation issues more
+// verbs than listed. New slots come from the chunk allocator, whose rare RPCs
+// are the only other extra verbs.
+package ideal

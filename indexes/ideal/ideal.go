@@ -1,0 +1,339 @@
+package ideal
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"hash/fnv"
+	"iter"
+	"sync"
+
+	"github.com/google/btree"
+
+	"github.com/dmbench/dmbench/cost"
+	"github.com/dmbench/dmbench/indexes"
+	"github.com/dmbench/dmbench/transport"
+)
+
+func init() {
+	indexes.Register(indexes.Spec{
+		Name:    "ideal",
+		Paper:   "DMTree (FAST'26) section 2.2, Figure 3: Expected",
+		Summary: "the Expected bound: one READ per search, two verbs per insert and update",
+		New:     New,
+	})
+}
+
+const stripes = 1024
+
+// Ideal is the Expected bound.
+type Ideal struct {
+	env    indexes.Env
+	klen   int // key bytes
+	elen   int // entry bytes read and written
+	stride int // slot spacing
+	allocs []*transport.Allocator
+
+	mu    sync.RWMutex // guards dir; never held across a verb
+	dir   *btree.BTreeG[slot]
+	slots uint64 // slots allocated, for Info
+
+	writers [stripes]transport.Mutex
+}
+
+// slot is the oracle's record of one key.
+type slot struct {
+	key  string
+	addr transport.GAddr
+	live bool
+}
+
+func lessSlot(a, b slot) bool { return a.key < b.key }
+
+// New builds an empty Expected bound.
+func New(env indexes.Env, _ indexes.Params) (indexes.Index, error) {
+	if env.KeySize <= 0 || env.ValueSize < 0 {
+		return nil, fmt.Errorf("key size %d and value size %d: need a positive key size", env.KeySize, env.ValueSize)
+	}
+	e := env.KeySize + env.ValueSize + 8
+	stride := 64
+	for stride/2 >= e {
+		stride /= 2
+	}
+	if e > 64 {
+		stride = (e + 63) / 64 * 64
+	}
+	x := &Ideal{env: env, klen: env.KeySize, elen: e, stride: stride, dir: btree.NewG(32, lessSlot)}
+	n := env.Fabric.Config().NodeCount()
+	x.allocs = make([]*transport.Allocator, n)
+	for i := range x.allocs {
+		x.allocs[i] = transport.NewAllocator(env.Fabric, 0)
+	}
+	return x, nil
+}
+
+// Info describes the bound.
+func (x *Ideal) Info() indexes.Info {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return indexes.Info{
+		Name: "ideal", Paper: "DMTree (FAST'26) section 2.2, Figure 3: Expected",
+		Params: indexes.Params{}, MemoryBytes: x.slots * uint64(x.stride),
+	}
+}
+
+// BulkLoad writes kvs into contiguous slot arrays, one run per memory node
+// in turn, and records them in the oracle.
+func (x *Ideal) BulkLoad(ep transport.Endpoint, kvs iter.Seq2[[]byte, []byte]) error {
+	const run = 1 << 16 // slots per contiguous array
+	mems := x.env.Fabric.Config().MemoryNodeIDs()
+	buf := make([]byte, 0, run*x.stride)
+	var base transport.GAddr
+	n := 0
+	flush := func() error {
+		if len(buf) == 0 {
+			return nil
+		}
+		err := ep.Write(base, buf)
+		buf = buf[:0]
+		return err
+	}
+	var prev []byte
+	for k, v := range kvs {
+		if prev != nil && bytes.Compare(prev, k) >= 0 {
+			return fmt.Errorf("ideal: bulk load keys not in increasing order at %x", k)
+		}
+		prev = append(prev[:0], k...)
+		if n%run == 0 {
+			if err := flush(); err != nil {
+				return err
+			}
+			a, err := x.allocs[0].AllocOn(ep, mems[(n/run)%len(mems)], run*uint64(x.stride), 64)
+			if err != nil {
+				return fmt.Errorf("ideal: bulk load: %w", err)
+			}
+			base = a
+		}
+		a := base.Add(uint64(len(buf)))
+		buf = buf[:len(buf)+x.stride]
+		x.encode(buf[len(buf)-x.stride:], k, v)
+		x.dir.ReplaceOrInsert(slot{key: string(k), addr: a, live: true})
+		x.slots++
+		n++
+	}
+	return flush()
+}
+
+// encode fills a slot: key, value, check word.
+func (x *Ideal) encode(dst, key, val []byte) {
+	copy(dst, key)
+	copy(dst[x.klen:], val)
+	binary.LittleEndian.PutUint64(dst[x.elen-8:], check(dst[:x.elen-8]))
+}
+
+func check(kv []byte) uint64 { return cost.CRC(kv) | 1 }
+
+// NewClient makes a client.
+func (x *Ideal) NewClient(ep transport.Endpoint) indexes.Client {
+	return &client{x: x, ep: ep, buf: make([]byte, x.elen)}
+}
+
+type client struct {
+	x   *Ideal
+	ep  transport.Endpoint
+	buf []byte
+}
+
+func (x *Ideal) lookup(key []byte) (slot, bool) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.dir.Get(slot{key: string(key)})
+}
+
+func (x *Ideal) record(s slot) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if _, had := x.dir.ReplaceOrInsert(s); !had {
+		x.slots++
+	}
+}
+
+func (x *Ideal) writer(key []byte) *transport.Mutex {
+	h := fnv.New32a()
+	h.Write(key)
+	return &x.writers[h.Sum32()%stripes]
+}
+
+// readEntry READs the entry at a until it is not torn and reports whether
+// it holds key.
+func (c *client) readEntry(a transport.GAddr, key []byte) (bool, error) {
+	x := c.x
+	for {
+		if err := c.ep.Read(c.buf, a); err != nil {
+			return false, err
+		}
+		ck := binary.LittleEndian.Uint64(c.buf[x.elen-8:])
+		if ck == 0 {
+			return false, nil
+		}
+		if ck == check(c.buf[:x.elen-8]) {
+			return bytes.Equal(c.buf[:x.klen], key), nil
+		}
+	}
+}
+
+func (c *client) Search(key []byte) ([]byte, bool, error) {
+	s, ok := c.x.lookup(key)
+	if !ok || !s.live {
+		return nil, false, nil
+	}
+	found, err := c.readEntry(s.addr, key)
+	if err != nil || !found {
+		return nil, false, err
+	}
+	return bytes.Clone(c.buf[c.x.klen : c.x.elen-8]), true, nil
+}
+
+func (c *client) Insert(key, val []byte) error {
+	x := c.x
+	mu := x.writer(key)
+	mu.Lock(c.ep)
+	defer mu.Unlock()
+	s, ok := x.lookup(key)
+	if !ok {
+		a, err := x.allocs[c.ep.Node()].Alloc(c.ep, uint64(x.stride), 64)
+		if err != nil {
+			return fmt.Errorf("ideal: insert: %w", err)
+		}
+		s = slot{key: string(key), addr: a}
+	}
+	// The Expected insert's READ that finds the empty slot.
+	if err := c.ep.Read(c.buf, s.addr); err != nil {
+		return err
+	}
+	x.encode(c.buf, key, val)
+	if err := c.ep.Write(s.addr, c.buf); err != nil {
+		return err
+	}
+	s.live = true
+	x.record(s)
+	return nil
+}
+
+func (c *client) Update(key, val []byte) error {
+	x := c.x
+	mu := x.writer(key)
+	mu.Lock(c.ep)
+	defer mu.Unlock()
+	s, ok := x.lookup(key)
+	if !ok || !s.live {
+		return indexes.ErrNotFound
+	}
+	if _, err := c.readEntry(s.addr, key); err != nil {
+		return err
+	}
+	x.encode(c.buf, key, val)
+	return c.ep.Write(s.addr, c.buf)
+}
+
+func (c *client) Delete(key []byte) error {
+	x := c.x
+	mu := x.writer(key)
+	mu.Lock(c.ep)
+	defer mu.Unlock()
+	s, ok := x.lookup(key)
+	if !ok || !s.live {
+		return indexes.ErrNotFound
+	}
+	if _, err := c.readEntry(s.addr, key); err != nil {
+		return err
+	}
+	var zero [8]byte
+	if err := c.ep.Write(s.addr.Add(uint64(x.elen-8)), zero[:]); err != nil {
+		return err
+	}
+	s.live = false
+	x.record(s) // keep the slot: a re-insert reuses it, so a search holding the old address stays right
+	return nil
+}
+
+// Scan reads the next live entries the oracle lists, one READ per run of
+// contiguous slots, and skips entries deleted meanwhile.
+func (c *client) Scan(start []byte, n int, fn func(key, val []byte) bool) error {
+	x := c.x
+	from := string(start)
+	inclusive := true
+	for n > 0 {
+		batch := x.collect(from, inclusive, n)
+		if len(batch) == 0 {
+			return nil
+		}
+		entries, err := c.readRuns(batch)
+		if err != nil {
+			return err
+		}
+		for i, s := range batch {
+			e := entries[i*x.elen : (i+1)*x.elen]
+			ck := binary.LittleEndian.Uint64(e[x.elen-8:])
+			if ck != 0 && ck != check(e[:x.elen-8]) { // torn: read it alone
+				live, err := c.readEntry(s.addr, []byte(s.key))
+				if err != nil {
+					return err
+				}
+				copy(e, c.buf)
+				if !live {
+					ck = 0
+				}
+			}
+			if ck == 0 {
+				continue
+			}
+			n--
+			if !fn(bytes.Clone(e[:x.klen]), bytes.Clone(e[x.klen:x.elen-8])) || n == 0 {
+				return nil
+			}
+		}
+		from, inclusive = batch[len(batch)-1].key, false
+	}
+	return nil
+}
+
+// collect lists up to n live slots from key from on.
+func (x *Ideal) collect(from string, inclusive bool, n int) []slot {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	var out []slot
+	x.dir.AscendGreaterOrEqual(slot{key: from}, func(s slot) bool {
+		if !inclusive && s.key == from || !s.live {
+			return true
+		}
+		out = append(out, s)
+		return len(out) < n
+	})
+	return out
+}
+
+// readRuns READs the entries of batch, one READ per run of slots that are
+// contiguous in memory, all in one doorbell batch, and returns them packed
+// back to back.
+func (c *client) readRuns(batch []slot) ([]byte, error) {
+	x := c.x
+	raw := make([]byte, len(batch)*x.stride)
+	var ops []transport.Op
+	for i := 0; i < len(batch); {
+		j := i + 1
+		for j < len(batch) && batch[j].addr == batch[j-1].addr.Add(uint64(x.stride)) {
+			j++
+		}
+		ops = append(ops, transport.ReadOp(raw[i*x.stride:(j-1)*x.stride+x.elen], batch[i].addr))
+		i = j
+	}
+	if err := c.ep.Post(ops...); err != nil {
+		return nil, err
+	}
+	out := make([]byte, len(batch)*x.elen)
+	for i := range batch {
+		copy(out[i*x.elen:], raw[i*x.stride:i*x.stride+x.elen])
+	}
+	return out, nil
+}

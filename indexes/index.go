@@ -1,0 +1,70 @@
+package indexes
+
+import (
+	"errors"
+	"iter"
+
+	"github.com/dmbench/dmbench/transport"
+)
+
+// Index is one instance of an index over a fabric.
+type Index interface {
+	// NewClient makes a client for one coroutine. Clients of one compute
+	// node may share that node's cache and locks through the Index.
+	NewClient(ep transport.Endpoint) Client
+	// BulkLoad loads kvs, given in increasing key order, into an empty
+	// index through a setup endpoint (outside simulated time).
+	BulkLoad(ep transport.Endpoint, kvs iter.Seq2[[]byte, []byte]) error
+	// Info describes the instance: parameters and footprint.
+	Info() Info
+}
+
+// Client performs operations for one coroutine. Keys and values are
+// fixed-size byte strings (Env.KeySize, Env.ValueSize); keys compare as
+// big-endian byte strings. Slices passed in may be reused by the caller
+// once the call returns; slices returned are the caller's to keep.
+type Client interface {
+	Search(key []byte) (val []byte, found bool, err error)
+	// Insert adds key; if key is already present its value is replaced.
+	Insert(key, val []byte) error
+	// Update replaces the value of key; ErrNotFound if absent.
+	Update(key, val []byte) error
+	// Delete removes key; ErrNotFound if absent.
+	Delete(key []byte) error
+	// Scan calls fn on up to n entries with keys >= start in key order,
+	// stopping early when fn returns false.
+	Scan(start []byte, n int, fn func(key, val []byte) bool) error
+}
+
+// ErrNotFound is returned by Update and Delete of an absent key.
+var ErrNotFound = errors.New("key not found")
+
+// Info describes an index instance for a run's result.
+type Info struct {
+	Name  string
+	Paper string
+	// Params are the effective parameters, defaults included.
+	Params Params
+	// CacheBytes is the compute-side cache in use, summed over compute
+	// nodes; MemoryBytes the memory-side bytes the index occupies.
+	CacheBytes  uint64
+	MemoryBytes uint64
+	// CacheHits and CacheLookups count compute-side cache accesses since
+	// the index was built (both 0 for an index without a cache).
+	CacheHits    uint64
+	CacheLookups uint64
+}
+
+// Env is what an index is built in: the fabric and the shape of the data.
+type Env struct {
+	Fabric    transport.Fabric
+	KeySize   int
+	ValueSize int
+	// CacheBytes is the compute-side cache budget per compute node.
+	CacheBytes uint64
+	// Partitions, when not nil, are the lower bounds of the key ranges
+	// owned by each compute node in order (the first is the zero key):
+	// the workload's partitionedkeys option, which DEX and the
+	// P-variants of Sherman and SMART exploit.
+	Partitions [][]byte
+}

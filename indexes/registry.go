@@ -1,0 +1,81 @@
+package indexes
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Spec registers an index: its name, the paper it comes from, its
+// parameters and how to build it.
+type Spec struct {
+	Name  string
+	Paper string
+	// Summary is one line for `dmbench list`.
+	Summary string
+	Params  []Param
+	New     func(env Env, p Params) (Index, error)
+}
+
+var (
+	regMu    sync.Mutex
+	registry = map[string]Spec{}
+)
+
+// Register adds an index; index packages call it from init. It panics on a
+// duplicate name, a programming error.
+func Register(s Spec) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	if _, dup := registry[s.Name]; dup {
+		panic("indexes: duplicate registration of " + s.Name)
+	}
+	registry[s.Name] = s
+}
+
+// Lookup returns the named index's spec.
+func Lookup(name string) (Spec, error) {
+	regMu.Lock()
+	s, ok := registry[name]
+	regMu.Unlock()
+	if !ok {
+		return Spec{}, fmt.Errorf("index %q is not one of: %s", name, strings.Join(Names(), ", "))
+	}
+	return s, nil
+}
+
+// Names lists the registered indexes, sorted.
+func Names() []string {
+	regMu.Lock()
+	defer regMu.Unlock()
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Specs lists the registered specs sorted by name.
+func Specs() []Spec {
+	var specs []Spec
+	for _, n := range Names() {
+		s, _ := Lookup(n)
+		specs = append(specs, s)
+	}
+	return specs
+}
+
+// Build resolves raw parameters against the spec and builds the index.
+func (s Spec) Build(env Env, raw map[string]string) (Index, error) {
+	p, err := s.Resolve(raw)
+	if err != nil {
+		return nil, err
+	}
+	idx, err := s.New(env, p)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.Name, err)
+	}
+	return idx, nil
+}
