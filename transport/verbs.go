@@ -90,7 +90,11 @@ func (o *Op) Apply(old uint64) (uint64, bool) {
 
 // Endpoint is one client coroutine's view of the fabric, like a set of RC
 // QPs to every node. Verbs block the caller until they complete (on the
-// simulator: in virtual time). An Endpoint is not safe for concurrent use.
+// simulator: in virtual time). A verb to the endpoint's own node is a local
+// memory access: it works like any verb but involves no NIC and is not
+// counted in Stats, because it is not RDMA (DMTree's fingerprint tables on
+// their primary node, a memory node's RPC handler walking its own memory).
+// An Endpoint is not safe for concurrent use.
 type Endpoint interface {
 	Read(dst []byte, src GAddr) error
 	Write(dst GAddr, src []byte) error

@@ -69,3 +69,31 @@ func BenchmarkSimulatorReadsSmall(b *testing.B) {
 	}
 	b.ReportMetric(float64(verbs)/b.Elapsed().Seconds(), "verbs/s")
 }
+
+// BenchmarkLargeRegion builds a fabric with a 4 GiB memory-node region,
+// touches 64 MiB of it through verbs, and reports the peak RSS.
+func BenchmarkLargeRegion(b *testing.B) {
+	for b.Loop() {
+		cfg := transport.Config{ComputeNodes: 1, MemoryNodes: 1, Threads: 4, MemoryCores: 1, ComputeCores: 1, MemoryBytes: 4 << 30, Seed: 1}
+		f, err := New(cfg, CX6)
+		if err != nil {
+			b.Fatal(err)
+		}
+		m, _ := f.Region(0, "main")
+		for th := range 4 {
+			f.Go(1, th, func(ep transport.Endpoint) {
+				buf := make([]byte, 1024)
+				for i := range 16 << 10 {
+					if err := ep.Write(m.Base.Add(uint64(th)<<30+uint64(i)*1024), buf); err != nil {
+						panic(err)
+					}
+				}
+			})
+		}
+		if err := f.Run(); err != nil {
+			b.Fatal(err)
+		}
+		f.Close()
+	}
+	b.ReportMetric(float64(peakRSS())/(1<<20), "peak-RSS-MiB")
+}

@@ -44,7 +44,8 @@
 // words atomic and lands a multi-word WRITE in a random order. Either way a
 // READ that arrives while a WRITE is landing can see it torn (memory.go).
 // A verb to the caller's own node is a local memory access: applied at
-// once and charged to the caller's core, no NIC involved.
+// once and charged to the caller's core, no NIC involved, not counted as a
+// verb.
 //
 // # Approximations
 //

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/dmbench/dmbench/transport"
+	"github.com/dmbench/dmbench/transport/internal/regionmem"
 )
 
 // psPerNs converts the public nanosecond clock to the internal picosecond
@@ -55,6 +56,7 @@ type node struct {
 	role    transport.Role
 	layout  transport.Layout
 	mem     [][]byte // per region
+	release []func() error
 	nic     resource // message processing
 	tx, rx  resource // link, each direction
 	atomics resource // all-address atomic ceiling
@@ -139,8 +141,12 @@ func New(cfg transport.Config, prof Profile) (*Fabric, error) {
 			perAddr:  make(map[transport.GAddr]int64),
 			handlers: make(map[uint16]transport.Handler),
 		}
+		f.nodes = append(f.nodes, n)
 		for _, r := range l.Regions {
-			n.mem = append(n.mem, make([]byte, r.Size))
+			if err := n.addMemory(r.Size); err != nil {
+				f.Close()
+				return nil, err
+			}
 		}
 		if n.role == transport.RoleCompute {
 			for range cfg.Threads {
@@ -148,9 +154,9 @@ func New(cfg transport.Config, prof Profile) (*Fabric, error) {
 			}
 		}
 		n.stats = transport.NodeStats{ID: n.id, Role: n.role, Cores: cfg.Cores(n.id), Threads: len(n.threads)}
-		f.nodes = append(f.nodes, n)
 	}
 	if err := transport.ServeChunks(f); err != nil {
+		f.Close()
 		return nil, err
 	}
 	return f, nil
@@ -223,8 +229,21 @@ func (f *Fabric) AddRegion(n transport.NodeID, name string, size uint64) (transp
 	if err != nil {
 		return r, err
 	}
-	nd.mem = append(nd.mem, make([]byte, size))
+	if err := nd.addMemory(size); err != nil {
+		return transport.Region{}, err
+	}
 	return r, nil
+}
+
+// addMemory backs the node's newest region with size zeroed bytes.
+func (nd *node) addMemory(size uint64) error {
+	b, release, err := regionmem.Alloc(size)
+	if err != nil {
+		return fmt.Errorf("sim: node %d: %w", nd.id, err)
+	}
+	nd.mem = append(nd.mem, b)
+	nd.release = append(nd.release, release)
+	return nil
 }
 
 // Handle registers h for method on node n.
@@ -389,11 +408,16 @@ func (f *Fabric) ResetStats() {
 	}
 }
 
-// Close stops the RPC cores and drops the memory.
+// Close stops the RPC cores and releases the memory. The fabric must not
+// be used afterwards.
 func (f *Fabric) Close() error {
 	f.abandon()
+	var errs []error
 	for _, nd := range f.nodes {
-		nd.mem = nil
+		for _, rel := range nd.release {
+			errs = append(errs, rel())
+		}
+		nd.mem, nd.release = nil, nil
 	}
-	return nil
+	return errors.Join(errs...)
 }

@@ -45,27 +45,32 @@ func (f *Fabric) post(ep *endpoint, ops []transport.Op) error {
 		}
 		ep.mems[i] = m
 	}
-	ep.thread.stats.Doorbells++
-	t := ep.thread.cpu.serve(f.now, f.postCost)
+	remote := false
+	for i := range ops {
+		remote = remote || ops[i].Addr.Node() != ep.node.id
+	}
+	t := f.now
+	if remote { // local accesses need no doorbell
+		ep.thread.stats.Doorbells++
+		t = ep.thread.cpu.serve(t, f.postCost)
+	}
 	ep.ops = ops
 	ep.pending = 0
 	var local int64
 	for i := range ops {
 		op := &ops[i]
-		ep.count(op)
 		if op.Addr.Node() == ep.node.id {
 			local += f.applyLocal(ep.mems[i].mem, op)
 			continue
 		}
+		ep.count(op)
 		ep.pending++
 		f.issue(ep, int32(i), t)
 	}
 	if local > 0 {
-		end := ep.thread.cpu.serve(t, local)
-		if ep.pending == 0 {
-			f.schedule(end, evResume, ep, 0)
-		}
-	} else if ep.pending == 0 {
+		t = ep.thread.cpu.serve(t, local)
+	}
+	if ep.pending == 0 {
 		f.schedule(t, evResume, ep, 0)
 	}
 	ep.suspend()
