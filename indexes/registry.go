@@ -15,7 +15,12 @@ type Spec struct {
 	// Summary is one line for `dmbench list`.
 	Summary string
 	Params  []Param
-	New     func(env Env, p Params) (Index, error)
+	// PaperMode, when not empty, says why the index relies on 64-byte
+	// cacheline atomicity (transport.ModePaper) for correctness; the
+	// conformance suite then reports it rather than failing it under
+	// transport.ModeStrict. It may depend on parameters.
+	PaperMode func(p Params) string
+	New       func(env Env, p Params) (Index, error)
 }
 
 var (
