@@ -68,3 +68,34 @@ func TestLargeRegionsAreCheap(t *testing.T) {
 		t.Errorf("last word of a 4 GiB region = %d, %v; want 3", old, err)
 	}
 }
+
+// An attached endpoint works from the caller's own goroutine and its verbs
+// reach Stats once detached.
+func TestAttach(t *testing.T) {
+	f, err := local.New(transport.Config{ComputeNodes: 1, MemoryNodes: 1, Threads: 2, MemoryCores: 1, ComputeCores: 1, MemoryBytes: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, _, err := f.Attach(0, 0); err == nil {
+		t.Error("Attach on a memory node succeeded")
+	}
+	ep, detach, err := f.Attach(1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := f.Region(0, "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error)
+	go func() { done <- ep.Write(m.Base, []byte("attached")) }()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	detach()
+	st := f.Stats()
+	if got := st.Verbs.ByNode[0][transport.VerbWrite]; got.Count != 1 || got.BytesOut != 8 {
+		t.Errorf("attached WRITE counted as %+v, want 1 verb of 8 bytes", got)
+	}
+}
