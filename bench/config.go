@@ -1,0 +1,136 @@
+package bench
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/dmbench/dmbench/indexes"
+	"github.com/dmbench/dmbench/transport"
+	"github.com/dmbench/dmbench/transport/sim"
+	"github.com/dmbench/dmbench/workloads"
+)
+
+// Fabrics the runner can build.
+var Fabrics = []string{"sim", "local"}
+
+// Config is one run: cluster shape, hardware, index, workload.
+type Config struct {
+	Fabric       string // "sim" or "local"
+	Profile      string // sim hardware profile
+	ComputeNodes int
+	MemoryNodes  int
+	Threads      int // client threads per compute node
+	Coroutines   int // clients per thread
+	MemoryCores  int // RPC cores per memory node
+	ComputeCores int // RPC cores per compute node
+	// MemoryBytes sizes each memory node's region; 0 sizes it from the
+	// workload (memory is mapped lazily, so room costs nothing until used).
+	MemoryBytes uint64
+	// CacheBytes is the compute-side cache budget per compute node.
+	CacheBytes uint64
+	Mode       transport.Mode
+	// Seed seeds the fabric (its endpoints' random sources, strict-mode
+	// tearing); the workload's own seed property seeds the operation
+	// streams. The CLI's --seed sets both.
+	Seed     uint64
+	Index    string
+	Params   map[string]string
+	Workload *workloads.Spec
+	// MaxVirtualNs caps the measured phase (virtual ns on sim, wall ns on
+	// local); 0 means run every operation.
+	MaxVirtualNs int64
+}
+
+// Default is the DMTree paper's cluster (section 5): 6 compute nodes x 72
+// threads x 4 coroutines, 1 memory node with 1 core, ConnectX-6.
+func Default() Config {
+	return Config{
+		Fabric: "sim", Profile: sim.CX6.Name,
+		ComputeNodes: 6, MemoryNodes: 1, Threads: 72, Coroutines: 4,
+		MemoryCores: 1, ComputeCores: 1,
+		CacheBytes: 256 << 20, Seed: 1,
+	}
+}
+
+// Validate reports every field that cannot make a run, each naming the
+// field and what is accepted.
+func (c *Config) Validate() error {
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	if !contains(Fabrics, c.Fabric) {
+		bad("fabric %q is not one of: %s", c.Fabric, strings.Join(Fabrics, ", "))
+	}
+	if c.Fabric == "sim" {
+		if _, err := sim.LookupProfile(c.Profile); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	for _, f := range []struct {
+		name string
+		v    int
+	}{
+		{"compute nodes", c.ComputeNodes}, {"memory nodes", c.MemoryNodes}, {"threads", c.Threads},
+		{"coroutines", c.Coroutines}, {"memory cores", c.MemoryCores}, {"compute cores", c.ComputeCores},
+	} {
+		if f.v < 1 {
+			bad("%s = %d: need at least 1", f.name, f.v)
+		}
+	}
+	if c.Index == "" {
+		bad("no index given: choose one of %s", strings.Join(indexes.Names(), ", "))
+	} else if s, err := indexes.Lookup(c.Index); err != nil {
+		errs = append(errs, err)
+	} else if _, err := s.Resolve(c.Params); err != nil {
+		errs = append(errs, err)
+	}
+	if c.Workload == nil {
+		bad("no workload given")
+	} else if err := c.Workload.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if c.MaxVirtualNs < 0 {
+		bad("virtual-time cap %d ns must not be negative", c.MaxVirtualNs)
+	}
+	return errors.Join(errs...)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// memoryBytes sizes a memory node: generous room for the records and the
+// inserts the run may make, spread over the memory nodes.
+func (c *Config) memoryBytes() uint64 {
+	if c.MemoryBytes > 0 {
+		return c.MemoryBytes
+	}
+	w := c.Workload
+	entries := uint64(w.RecordCount + w.OperationCount + w.WarmupOperationCount)
+	per := uint64(w.KeySize+w.ValueSize()) * 32 // node slack, split copies, padding, caches' backing
+	size := entries*per/uint64(c.MemoryNodes) + 256<<20
+	return (size + 64<<20 - 1) / (64 << 20) * (64 << 20)
+}
+
+// cluster is the transport shape of the run.
+func (c *Config) cluster() (transport.Config, error) {
+	tc := transport.Config{
+		ComputeNodes: c.ComputeNodes, MemoryNodes: c.MemoryNodes, Threads: c.Threads,
+		MemoryCores: c.MemoryCores, ComputeCores: c.ComputeCores,
+		MemoryBytes: c.memoryBytes(), Mode: c.Mode, Seed: c.Seed,
+		DeviceBytes: sim.CX6.DeviceBytes,
+	}
+	if c.Fabric == "sim" {
+		p, err := sim.LookupProfile(c.Profile)
+		if err != nil {
+			return tc, err
+		}
+		tc.DeviceBytes = p.DeviceBytes
+	}
+	return tc, tc.Validate()
+}

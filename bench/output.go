@@ -1,0 +1,188 @@
+package bench
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// WriteFileAtomic writes data to path through a temporary file in the same
+// folder and a rename, so a reader never sees a partial file and a failed
+// write leaves the old one in place.
+func WriteFileAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	_, werr := tmp.Write(data)
+	cerr := tmp.Close()
+	if err := errorsFirst(werr, cerr); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+func errorsFirst(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// JSON is the result as indented JSON.
+func (r *Result) JSON() ([]byte, error) {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("encode result: %w", err)
+	}
+	return append(b, '\n'), nil
+}
+
+// ReadResult reads a result written by WriteJSON; a broken file is an
+// error naming it.
+func ReadResult(path string) (*Result, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r Result
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&r); err != nil {
+		return nil, fmt.Errorf("result file %s is not a dmbench result: %w", path, err)
+	}
+	return &r, nil
+}
+
+// csvOps are the operation types given latency columns in the CSV.
+var csvOps = []string{"READ", "UPDATE", "INSERT", "SCAN", "READ_MODIFY_WRITE"}
+
+// CSVHeader names the columns of CSVRow.
+func CSVHeader() []string {
+	h := []string{"index", "params", "workload", "fabric", "profile", "compute_nodes", "memory_nodes",
+		"threads", "coroutines", "memory_cores", "cache_bytes", "mode", "seed",
+		"throughput_mops", "ops", "failed", "virtual_ns", "wall_s", "event_hash",
+		"verbs_per_op", "bytes_per_op", "cache_hit_ratio", "cs_cache_bytes", "ms_bytes",
+		"mem_msg_util", "mem_bw_util", "mem_cpu_util", "compute_msg_util"}
+	for _, op := range csvOps {
+		h = append(h, strings.ToLower(op)+"_p50_ns", strings.ToLower(op)+"_p99_ns")
+	}
+	return h
+}
+
+// CSVRow flattens the result into one row under CSVHeader. Node columns
+// give the busiest memory node and the busiest compute node.
+func (r *Result) CSVRow() []string {
+	f := func(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
+	u := func(x uint64) string { return strconv.FormatUint(x, 10) }
+	i := func(x int) string { return strconv.Itoa(x) }
+	var failed int64
+	for _, n := range r.Failed {
+		failed += n
+	}
+	var memMsg, memBW, memCPU, compMsg float64
+	for _, n := range r.Nodes {
+		if n.Role == "memory" {
+			memMsg, memBW, memCPU = max(memMsg, n.MsgUtil), max(memBW, n.BWUtil), max(memCPU, n.CPUUtil)
+		} else {
+			compMsg = max(compMsg, n.MsgUtil)
+		}
+	}
+	params := make([]string, 0, len(r.Config.Params))
+	for _, k := range sortedKeys(r.Config.Params) {
+		params = append(params, k+"="+r.Config.Params[k])
+	}
+	c := &r.Config
+	row := []string{r.Index, strings.Join(params, ";"), r.Workload, r.Fabric, r.Profile,
+		i(c.ComputeNodes), i(c.MemoryNodes), i(c.Threads), i(c.Coroutines), i(c.MemoryCores),
+		u(c.CacheBytes), c.Mode, u(c.Seed),
+		f(r.ThroughputMops), strconv.FormatInt(r.Ops, 10), strconv.FormatInt(failed, 10),
+		strconv.FormatInt(r.VirtualNs, 10), f(r.WallS), r.EventHash,
+		f(r.VerbsPerOp["total"].Total), f(r.BytesPerOp["total"].Total), f(r.CacheHitRatio),
+		u(r.CSCacheBytes), u(r.MSBytes), f(memMsg), f(memBW), f(memCPU), f(compMsg)}
+	for _, op := range csvOps {
+		if l, ok := r.Latency[op]; ok {
+			row = append(row, strconv.FormatInt(l.P50, 10), strconv.FormatInt(l.P99, 10))
+		} else {
+			row = append(row, "", "")
+		}
+	}
+	return row
+}
+
+// WriteCSV writes a header and one row per result to path, atomically.
+func WriteCSV(path string, results []*Result) error {
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	w.Write(CSVHeader())
+	for _, r := range results {
+		w.Write(r.CSVRow())
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return WriteFileAtomic(path, b.Bytes())
+}
+
+// Summary prints a short human-readable account of the result.
+func (r *Result) Summary(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "%s on %s (%s", r.Index, r.Workload, r.Fabric)
+	if r.Profile != "" {
+		fmt.Fprintf(tw, ", %s", r.Profile)
+	}
+	fmt.Fprintf(tw, "): %.3f Mops over %d ops", r.ThroughputMops, r.Ops)
+	if r.Fabric == "sim" {
+		fmt.Fprintf(tw, " in %.3f ms virtual, %.2f s wall; event hash %s", float64(r.VirtualNs)/1e6, r.WallS, r.EventHash)
+	} else {
+		fmt.Fprintf(tw, " in %.2f s", r.WallS)
+	}
+	fmt.Fprintln(tw)
+	fmt.Fprintln(tw, "op\tcount\tfailed\tmean us\tp50 us\tp99 us\tp99.9 us\tverbs/op\tbytes/op")
+	for _, op := range csvOps {
+		l, ok := r.Latency[op]
+		if !ok {
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.0f\n", op, l.Count, r.Failed[op],
+			l.Mean/1e3, float64(l.P50)/1e3, float64(l.P99)/1e3, float64(l.P999)/1e3,
+			r.VerbsPerOp[op].Total, r.BytesPerOp[op].Total)
+	}
+	fmt.Fprintln(tw, "node\trole\tNIC Mops\tNIC Gb/s\tmsg util\tlink util\tcpu util")
+	for _, n := range r.Nodes {
+		fmt.Fprintf(tw, "%d\t%s\t%.2f\t%.2f\t%.0f%%\t%.0f%%\t%.0f%%\n", n.ID, n.Role, n.NICMops, n.NICGbps, n.MsgUtil*100, n.BWUtil*100, n.CPUUtil*100)
+	}
+	if r.CSCacheBytes > 0 || r.CacheHitRatio > 0 {
+		fmt.Fprintf(tw, "cache: %.1f%% hits, %d B compute-side; memory-side %d B\n", r.CacheHitRatio*100, r.CSCacheBytes, r.MSBytes)
+	}
+	tw.Flush()
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -1,0 +1,177 @@
+package bench
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/dmbench/dmbench/indexes"
+	"github.com/dmbench/dmbench/transport"
+)
+
+// Result is everything one run measured. Its JSON form is the run's
+// complete record (histograms included); CSVRow flattens it.
+type Result struct {
+	Index    string `json:"index"`
+	Paper    string `json:"paper"`
+	Workload string `json:"workload"`
+	Fabric   string `json:"fabric"`
+	Profile  string `json:"profile,omitempty"`
+
+	// ThroughputMops is operations per second of the measured phase, in
+	// millions: over virtual time on sim, wall time on local.
+	ThroughputMops float64 `json:"throughput_mops"`
+	Ops            int64   `json:"ops"`
+	// Failed counts reads and updates that found no key the workload
+	// expected, per operation type.
+	Failed    map[string]int64 `json:"failed"`
+	VirtualNs int64            `json:"virtual_ns"`
+	WallS     float64          `json:"wall_s"`
+	LoadWallS float64          `json:"load_wall_s"`
+	// EventHash identifies the simulated run: equal for equal configs
+	// and seeds (sim only).
+	EventHash string `json:"event_hash,omitempty"`
+	Events    uint64 `json:"events,omitempty"`
+
+	Latency    map[string]LatencySummary `json:"latency_ns"`
+	VerbsPerOp map[string]VerbMix        `json:"verbs_per_op"`
+	BytesPerOp map[string]VerbMix        `json:"bytes_per_op"`
+	Nodes      []NodeResult              `json:"nodes"`
+
+	CacheHitRatio float64 `json:"cache_hit_ratio"`
+	CSCacheBytes  uint64  `json:"cs_cache_bytes"`
+	MSBytes       uint64  `json:"ms_bytes"`
+
+	Config     ConfigRecord      `json:"config"`
+	Histograms map[string]string `json:"histograms"`
+}
+
+// VerbMix is a per-operation average for each verb kind.
+type VerbMix struct {
+	Read      float64 `json:"read"`
+	Write     float64 `json:"write"`
+	CAS       float64 `json:"cas"`
+	MaskedCAS float64 `json:"masked_cas"`
+	FAA       float64 `json:"faa"`
+	RPC       float64 `json:"rpc"`
+	Total     float64 `json:"total"`
+}
+
+// NodeResult is one node's NIC and CPU over the measured phase.
+type NodeResult struct {
+	ID      int     `json:"id"`
+	Role    string  `json:"role"`
+	NICMops float64 `json:"nic_mops"` // messages per second handled by its NIC, millions
+	NICGbps float64 `json:"nic_gbps"` // wire bits per second, both directions, billions
+	MsgUtil float64 `json:"msg_util"`
+	BWUtil  float64 `json:"bw_util"`
+	CPUUtil float64 `json:"cpu_util"` // RPC cores
+	// ThreadUtil is the client threads' busy share (compute nodes).
+	ThreadUtil float64 `json:"thread_util"`
+	RPCs       uint64  `json:"rpcs"`
+}
+
+// ConfigRecord is the run's configuration as recorded in results.
+type ConfigRecord struct {
+	Fabric       string            `json:"fabric"`
+	Profile      string            `json:"profile,omitempty"`
+	ComputeNodes int               `json:"compute_nodes"`
+	MemoryNodes  int               `json:"memory_nodes"`
+	Threads      int               `json:"threads"`
+	Coroutines   int               `json:"coroutines"`
+	MemoryCores  int               `json:"memory_cores"`
+	ComputeCores int               `json:"compute_cores"`
+	CacheBytes   uint64            `json:"cache_bytes"`
+	MemoryBytes  uint64            `json:"memory_bytes"`
+	Mode         string            `json:"mode"`
+	Seed         uint64            `json:"seed"`
+	Index        string            `json:"index"`
+	Params       map[string]string `json:"params"`
+	Workload     map[string]string `json:"workload"`
+	MaxVirtualNs int64             `json:"max_virtual_ns,omitempty"`
+}
+
+func mix(c *transport.Counters, ops float64, bytes bool) VerbMix {
+	v := func(k transport.VerbKind) float64 {
+		if ops == 0 {
+			return 0
+		}
+		if bytes {
+			return float64(c[k].BytesOut+c[k].BytesIn) / ops
+		}
+		return float64(c[k].Count) / ops
+	}
+	m := VerbMix{Read: v(transport.VerbRead), Write: v(transport.VerbWrite), CAS: v(transport.VerbCAS),
+		MaskedCAS: v(transport.VerbMaskedCAS), FAA: v(transport.VerbFAA), RPC: v(transport.VerbRPC)}
+	m.Total = m.Read + m.Write + m.CAS + m.MaskedCAS + m.FAA + m.RPC
+	return m
+}
+
+// result assembles the Result of the measured phase.
+func (r *runner) result(rec *recorder, wall time.Duration, before indexes.Info) (*Result, error) {
+	c := &r.cfg
+	st := r.f.Stats()
+	info := r.idx.Info()
+	res := &Result{
+		Index: c.Index, Paper: info.Paper, Workload: c.Workload.Name, Fabric: c.Fabric,
+		VirtualNs: st.WindowNs, WallS: wall.Seconds(), LoadWallS: r.loadWall.Seconds(),
+		Failed: map[string]int64{}, Latency: map[string]LatencySummary{},
+		VerbsPerOp: map[string]VerbMix{}, BytesPerOp: map[string]VerbMix{}, Histograms: map[string]string{},
+		CSCacheBytes: info.CacheBytes, MSBytes: info.MemoryBytes,
+	}
+	if c.Fabric == "sim" {
+		res.Profile = c.Profile
+	}
+	if s, ok := r.f.(interface {
+		EventHash() uint64
+		Events() uint64
+	}); ok {
+		res.EventHash = fmt.Sprintf("%016x", s.EventHash())
+		res.Events = s.Events()
+	}
+	for _, t := range opTypes {
+		n := rec.ops[t]
+		if n == 0 {
+			continue
+		}
+		name := opName(t)
+		res.Ops += n
+		if rec.fails[t] > 0 {
+			res.Failed[name] = rec.fails[t]
+		}
+		res.Latency[name] = summarize(rec.hists[t])
+		enc, err := encodeHist(rec.hists[t])
+		if err != nil {
+			return nil, err
+		}
+		res.Histograms[name] = enc
+		tagged := &st.Verbs.ByTag[transport.Tag(t)+1]
+		res.VerbsPerOp[name] = mix(tagged, float64(n), false)
+		res.BytesPerOp[name] = mix(tagged, float64(n), true)
+	}
+	total := st.Verbs.Total()
+	res.VerbsPerOp["total"] = mix(&total, float64(res.Ops), false)
+	res.BytesPerOp["total"] = mix(&total, float64(res.Ops), true)
+	if st.WindowNs > 0 {
+		res.ThroughputMops = float64(res.Ops) / float64(st.WindowNs) * 1e3
+	}
+	secs := float64(st.WindowNs) / 1e9
+	for i, n := range st.Nodes {
+		msg, bw, cpu, threads := st.Utilisation(i)
+		nr := NodeResult{ID: int(n.ID), Role: n.Role.String(), MsgUtil: msg, BWUtil: bw, CPUUtil: cpu, ThreadUtil: threads, RPCs: n.RPCs}
+		if secs > 0 {
+			nr.NICMops = float64(n.Msgs) / secs / 1e6
+			nr.NICGbps = float64(n.BytesTx+n.BytesRx) * 8 / secs / 1e9
+		}
+		res.Nodes = append(res.Nodes, nr)
+	}
+	if hits, looks := info.CacheHits-before.CacheHits, info.CacheLookups-before.CacheLookups; looks > 0 {
+		res.CacheHitRatio = float64(hits) / float64(looks)
+	}
+	res.Config = ConfigRecord{
+		Fabric: c.Fabric, Profile: res.Profile, ComputeNodes: c.ComputeNodes, MemoryNodes: c.MemoryNodes,
+		Threads: c.Threads, Coroutines: c.Coroutines, MemoryCores: c.MemoryCores, ComputeCores: c.ComputeCores,
+		CacheBytes: c.CacheBytes, MemoryBytes: c.memoryBytes(), Mode: c.Mode.String(), Seed: c.Seed,
+		Index: c.Index, Params: info.Params, Workload: c.Workload.Properties(), MaxVirtualNs: c.MaxVirtualNs,
+	}
+	return res, nil
+}

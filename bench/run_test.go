@@ -1,0 +1,113 @@
+package bench
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	_ "github.com/dmbench/dmbench/indexes/ideal"
+	"github.com/dmbench/dmbench/workloads"
+)
+
+func smallConfig(t *testing.T, workload string, over workloads.Properties) Config {
+	t.Helper()
+	props := workloads.Properties{"recordcount": "20000", "operationcount": "20000"}
+	for k, v := range over {
+		props[k] = v
+	}
+	w, err := workloads.Builtin(workload, props)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := Default()
+	c.ComputeNodes, c.Threads, c.Coroutines = 2, 4, 2
+	c.Index, c.Workload = "ideal", w
+	return c
+}
+
+// The Expected bound issues exactly one READ per search and two verbs per
+// update, and the runner attributes them to the operation types.
+func TestRunAttributesVerbs(t *testing.T) {
+	c := smallConfig(t, "dmtree-ycsb-a", nil)
+	res, err := Run(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Ops != 20000 || res.ThroughputMops <= 0 {
+		t.Fatalf("ops %d, throughput %v", res.Ops, res.ThroughputMops)
+	}
+	if got := res.VerbsPerOp["READ"]; got.Read != 1 || got.Total != 1 {
+		t.Errorf("READ verbs per op %+v, want exactly 1 READ", got)
+	}
+	if got := res.VerbsPerOp["UPDATE"]; got.Read != 1 || got.Write != 1 || got.Total != 2 {
+		t.Errorf("UPDATE verbs per op %+v, want 1 READ + 1 WRITE", got)
+	}
+	if len(res.Failed) != 0 {
+		t.Errorf("failed operations %v, want none", res.Failed)
+	}
+	if l := res.Latency["READ"]; l.P50 < 1900 || l.P50 > 10000 {
+		t.Errorf("READ p50 %d ns: want about one round trip", l.P50)
+	}
+}
+
+func TestRunIsDeterministic(t *testing.T) {
+	c := smallConfig(t, "dmtree-ycsb-a", nil)
+	a, err := Run(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Run(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.EventHash != b.EventHash || a.ThroughputMops != b.ThroughputMops || a.Latency["READ"] != b.Latency["READ"] {
+		t.Errorf("same config, different runs: %s %v vs %s %v", a.EventHash, a.ThroughputMops, b.EventHash, b.ThroughputMops)
+	}
+	w := *c.Workload
+	w.Seed, c.Seed = 2, 2
+	c.Workload = &w
+	d, err := Run(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.EventHash == a.EventHash {
+		t.Error("different seeds gave the same event hash")
+	}
+}
+
+func TestRunOnLocal(t *testing.T) {
+	c := smallConfig(t, "dmtree-ycsb-a", workloads.Properties{"operationcount": "4000"})
+	c.Fabric = "local"
+	res, err := Run(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Ops != 4000 || res.EventHash != "" || math.IsNaN(res.ThroughputMops) {
+		t.Errorf("local run: ops %d, hash %q, throughput %v", res.Ops, res.EventHash, res.ThroughputMops)
+	}
+}
+
+func TestConfigErrorsNameTheInput(t *testing.T) {
+	base := smallConfig(t, "dmtree-ycsb-a", nil)
+	cases := []struct {
+		name string
+		edit func(*Config)
+		want string
+	}{
+		{"fabric", func(c *Config) { c.Fabric = "rdma" }, `fabric "rdma" is not one of: sim, local`},
+		{"profile", func(c *Config) { c.Profile = "cx7" }, `hardware profile "cx7" is not one of`},
+		{"index", func(c *Config) { c.Index = "btree" }, `index "btree" is not one of`},
+		{"param", func(c *Config) { c.Params = map[string]string{"span": "3"} }, `index ideal has no parameter "span"`},
+		{"threads", func(c *Config) { c.Threads = 0 }, "threads = 0: need at least 1"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := base
+			tc.edit(&c)
+			_, err := Run(c)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,153 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/dustin/go-humanize"
+	"github.com/urfave/cli/v2"
+
+	"github.com/dmbench/dmbench/bench"
+	"github.com/dmbench/dmbench/transport"
+	"github.com/dmbench/dmbench/transport/sim"
+	"github.com/dmbench/dmbench/workloads"
+)
+
+func runCommand() *cli.Command {
+	d := bench.Default()
+	return &cli.Command{
+		Name:      "run",
+		Usage:     "run one configuration and print its result",
+		UsageText: "dmbench run --index NAME [-P FILE | --workload NAME] [-p key=value ...] [options]",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "index", Usage: "index to run (see dmbench list indexes)", Required: true},
+			&cli.StringSliceFlag{Name: "param", Usage: "index parameter `key=value` (repeatable)"},
+			&cli.StringFlag{Name: "P", Usage: "workload property `FILE` (go-ycsb format)"},
+			&cli.StringFlag{Name: "workload", Usage: "built-in workload `NAME` (see dmbench list workloads)"},
+			&cli.StringSliceFlag{Name: "p", Usage: "workload property `key=value` (repeatable, overrides -P)"},
+			&cli.StringFlag{Name: "fabric", Value: d.Fabric, Usage: "sim or local"},
+			&cli.StringFlag{Name: "profile", Value: d.Profile, Usage: "sim hardware profile: " + strings.Join(sim.ProfileNames(), ", ")},
+			&cli.IntFlag{Name: "compute-nodes", Value: d.ComputeNodes},
+			&cli.IntFlag{Name: "threads", Value: d.Threads, Usage: "client threads per compute node"},
+			&cli.IntFlag{Name: "coroutines", Value: d.Coroutines, Usage: "clients per thread"},
+			&cli.IntFlag{Name: "memory-nodes", Value: d.MemoryNodes},
+			&cli.IntFlag{Name: "memory-cores", Value: d.MemoryCores, Usage: "RPC cores per memory node"},
+			&cli.StringFlag{Name: "cache-bytes", Value: humanize.IBytes(d.CacheBytes), Usage: "compute-side cache per compute node (256MiB, 1GB, ...)"},
+			&cli.StringFlag{Name: "memory-bytes", Usage: "memory region per memory node (default: sized from the workload)"},
+			&cli.Int64Flag{Name: "records", Usage: "records to bulk-load (recordcount)"},
+			&cli.Int64Flag{Name: "ops", Usage: "measured operations (operationcount)"},
+			&cli.Int64Flag{Name: "warmup", Usage: "warm-up operations (warmupoperationcount)"},
+			&cli.Uint64Flag{Name: "seed", Value: d.Seed, Usage: "seeds the fabric and the workload"},
+			&cli.StringFlag{Name: "mode", Value: "paper", Usage: "memory semantics: paper or strict"},
+			&cli.Float64Flag{Name: "max-virtual-ms", Usage: "stop the measured phase after this much time (0: run every operation)"},
+			&cli.StringFlag{Name: "json", Usage: "write the complete result to `FILE`"},
+			&cli.StringFlag{Name: "csv", Usage: "write the result as a one-row CSV to `FILE`"},
+		},
+		Action: func(ctx *cli.Context) error {
+			c, err := configFromFlags(ctx)
+			if err != nil {
+				return err
+			}
+			res, err := bench.Run(c)
+			if err != nil {
+				return err
+			}
+			if p := ctx.String("json"); p != "" {
+				b, err := res.JSON()
+				if err != nil {
+					return err
+				}
+				if err := bench.WriteFileAtomic(p, b); err != nil {
+					return err
+				}
+			}
+			if p := ctx.String("csv"); p != "" {
+				if err := bench.WriteCSV(p, []*bench.Result{res}); err != nil {
+					return err
+				}
+			}
+			res.Summary(os.Stdout)
+			return nil
+		},
+	}
+}
+
+// configFromFlags turns the run flags into a bench.Config; every bad value
+// is an error naming its flag and what is accepted.
+func configFromFlags(ctx *cli.Context) (bench.Config, error) {
+	c := bench.Default()
+	c.Index = ctx.String("index")
+	var err error
+	if c.Params, err = keyValues("--param", ctx.StringSlice("param")); err != nil {
+		return c, err
+	}
+	props, err := keyValues("-p", ctx.StringSlice("p"))
+	if err != nil {
+		return c, err
+	}
+	for flag, prop := range map[string]string{"records": "recordcount", "ops": "operationcount", "warmup": "warmupoperationcount"} {
+		if ctx.IsSet(flag) {
+			props[prop] = fmt.Sprint(ctx.Int64(flag))
+		}
+	}
+	if ctx.IsSet("seed") {
+		props["seed"] = fmt.Sprint(ctx.Uint64("seed"))
+	}
+	switch file, name := ctx.String("P"), ctx.String("workload"); {
+	case file != "" && name != "":
+		return c, fmt.Errorf("-P %s and --workload %s: give one workload, not both", file, name)
+	case file != "":
+		c.Workload, err = workloads.Load(file, props)
+	case name != "":
+		c.Workload, err = workloads.Builtin(name, props)
+	default:
+		return c, fmt.Errorf("no workload: give -P FILE or --workload NAME (one of %s)", strings.Join(workloads.Builtins(), ", "))
+	}
+	if err != nil {
+		return c, err
+	}
+	c.Fabric, c.Profile = ctx.String("fabric"), ctx.String("profile")
+	c.ComputeNodes, c.Threads, c.Coroutines = ctx.Int("compute-nodes"), ctx.Int("threads"), ctx.Int("coroutines")
+	c.MemoryNodes, c.MemoryCores = ctx.Int("memory-nodes"), ctx.Int("memory-cores")
+	c.Seed = ctx.Uint64("seed")
+	if c.CacheBytes, err = size("--cache-bytes", ctx.String("cache-bytes")); err != nil {
+		return c, err
+	}
+	if s := ctx.String("memory-bytes"); s != "" {
+		if c.MemoryBytes, err = size("--memory-bytes", s); err != nil {
+			return c, err
+		}
+	}
+	if c.Mode, err = transport.ParseMode(ctx.String("mode")); err != nil {
+		return c, fmt.Errorf("--mode: %w", err)
+	}
+	if ms := ctx.Float64("max-virtual-ms"); ms < 0 {
+		return c, fmt.Errorf("--max-virtual-ms %v: must not be negative", ms)
+	} else {
+		c.MaxVirtualNs = int64(ms * 1e6)
+	}
+	return c, c.Validate()
+}
+
+// keyValues parses repeated key=value flags.
+func keyValues(flag string, list []string) (map[string]string, error) {
+	m := map[string]string{}
+	for _, kv := range list {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("%s %q: want key=value", flag, kv)
+		}
+		m[strings.TrimSpace(k)] = strings.TrimSpace(v)
+	}
+	return m, nil
+}
+
+// size parses a byte size such as 256MiB, 1GB or 4096.
+func size(flag, s string) (uint64, error) {
+	n, err := humanize.ParseBytes(s)
+	if err != nil {
+		return 0, fmt.Errorf("%s %q: want a byte size such as 4096, 256MiB or 8GB", flag, s)
+	}
+	return n, nil
+}

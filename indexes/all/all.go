@@ -1,0 +1,8 @@
+// Package all registers every index of dmbench: import it for its side
+// effect wherever indexes are chosen by name (the CLI, the go-ycsb binary,
+// the figure catalog).
+package all
+
+import (
+	_ "github.com/dmbench/dmbench/indexes/ideal" // the Expected bound
+)

@@ -1,0 +1,122 @@
+// Package workloads holds the YCSB-style workloads of every paper dmbench
+// reproduces, as go-ycsb property files, and turns one into a seeded,
+// deterministic stream of operations per client.
+//
+// # Property files
+//
+// Each *.properties file in this folder is one workload of one paper (DEX
+// Table 1, DMTree section 5.1, RF-tree Table 1, Dolphin section IV-A) or one
+// of YCSB's core workloads A-F; a comment at its top cites its source. They
+// are embedded in the package (Builtins, Builtin) and can be loaded from disk
+// (Load) like go-ycsb's -P files, with -p style overrides on top
+// (ParseOverrides). Values are the papers' own (record and operation counts
+// included); experiments scale them down with overrides.
+//
+// The property names are go-ycsb's (package pkg/prop): recordcount,
+// operationcount, readproportion, updateproportion, insertproportion,
+// scanproportion, readmodifywriteproportion, requestdistribution (uniform,
+// zipfian, latest, hotspot, sequential), hotspotdatafraction,
+// hotspotopnfraction, maxscanlength, scanlengthdistribution (uniform,
+// zipfian, and dmbench's constant: every scan reads exactly maxscanlength
+// records, as DEX's do), fieldcount and fieldlength. dmbench adds
+// zipfianconstant (go-ycsb hard-codes 0.99), seed, keysize,
+// partitionedkeys and warmupoperationcount (the operations a run executes
+// before it measures; DEX runs 10 M).
+//
+// The other go-ycsb core properties (workload, db, table, threadcount,
+// readallfields, writeallfields, dotransactions, measurement and output
+// settings, ...) are accepted so that go-ycsb's own files load, and are
+// checked for type, but they do not change the stream; the runner, not the
+// workload, decides threads and measurement. Four of them must keep the one
+// value dmbench implements: workload=core, fieldlengthdistribution=constant,
+// insertorder=hashed, and insertstart=0 with insertcount=recordcount (dmbench
+// bulk-loads every record in one piece). Anything else is an error that
+// names the file, the property and what is accepted; misspelt names get a
+// suggestion.
+//
+// Defaults are go-ycsb's (readproportion 0.95, updateproportion 0.05,
+// fieldcount 10, fieldlength 100, maxscanlength 1000, uniform requests), so
+// go-ycsb's stock files mean here what they mean there. Unlike go-ycsb, the
+// five proportions must add up to 1: go-ycsb silently normalises them, which
+// turns "readproportion=1" (with the 0.05 update default still in force)
+// into 95% reads. A record's value is fieldcount*fieldlength bytes; the
+// papers' workloads use one 8-byte field.
+//
+// # Keys
+//
+// Record number i (0 <= i < recordcount are bulk-loaded, later numbers are
+// inserted) has the key
+//
+//	bytes [0, 8):       big-endian mix(i+1)
+//	bytes [8, keysize): filler drawn from a SplitMix64 sequence seeded by mix(i+1)
+//
+// where mix is SplitMix64's finaliser, a bijection on 64-bit words with
+// mix(x) = 0 only for x = 0. This is go-ycsb's insertorder=hashed (the key of
+// record i is a hash of i) with a bijective hash instead of FNV-1a, so
+// distinct records can never share a key and hot records are scattered over
+// the key space. Byte order is key order and the first eight bytes alone
+// decide it. Neither the all-zero nor the all-ones key occurs (their
+// prefixes belong to record numbers of 2^63 and above), so an index may use
+// them as minimum and maximum sentinels. The key set does not depend on the
+// seed: seeds change the operations, not the data.
+//
+// Records enumerates the bulk-load records in key order without holding
+// them all: it sweeps the record numbers once per slice of the key space and
+// sorts only that slice (about 4 Mi keys at a time).
+//
+// # Streams
+//
+// Spec.Stream builds the operation stream of one Client, identified by its
+// compute node among the cluster's compute nodes and its index among all the
+// cluster's clients (Cluster numbers them node by node). Operations, keys,
+// scan lengths and values come from go-ycsb's pkg/generator driven by a
+// PCG generator seeded from (seed, client index); nothing reads the clock,
+// so the same spec, seed and client give the same operations.
+//
+// Reads, updates, scans and read-modify-writes pick an existing record:
+//
+//   - uniform: generator.Uniform over the loaded records;
+//   - zipfian: generator.Zipfian over exactly the loaded records with
+//     zipfianconstant, rank r being record r (the key mapping already
+//     scatters hot records), as DEX's benchmark draws a Zipfian over its
+//     key space. go-ycsb's ScrambledZipfian instead draws over ten billion
+//     items hashed onto the records (a flatter head: 3.8% for the hottest
+//     item), and for constants other than 0.99 sums zeta over all ten
+//     billion. The zeta constant is computed once per process, record count
+//     and constant: term by term in go-ycsb's order up to 65,536 items, with
+//     an Euler-Maclaurin tail beyond, so a client's generator costs nothing
+//     to build. Draws one past the last record, which the generator can
+//     return, are drawn again;
+//   - hotspot: generator.Hotspot with hotspotdatafraction and
+//     hotspotopnfraction;
+//   - sequential: generator.Sequential over the loaded records, each client
+//     starting at its own offset (client i of T at record i*N/T), so the
+//     clients walk disjoint stretches as go-ycsb's threads do with their
+//     shared counter;
+//   - latest: a Zipfian offset back from the newest record this client
+//     knows of, which is its own latest insert or else the last loaded
+//     record. go-ycsb's SkewedLatest follows a counter shared by all threads,
+//     which a deterministic client cannot see, and sums zeta over every
+//     record on each construction; the offset's Zipfian spans the loaded
+//     records and uses zipfianconstant.
+//
+// Inserts take new record numbers: client i of T inserts records
+// recordcount+i, recordcount+i+T, recordcount+i+2T, ..., so no two clients
+// insert the same key, no insert hits a loaded key, and no client waits for
+// another. Other clients' inserts are never read (a stream cannot know when
+// they happen), so every read, update and scan targets a record that exists.
+//
+// # Partitioned keys
+//
+// With partitionedkeys=true the stream of compute node c of C only touches
+// keys in partition c: the c-th of C equal, contiguous ranges of the 64-bit
+// key prefix space (Spec.Partitions gives their boundaries as keys, to hand
+// to a partitioned index such as DEX). Records of other partitions are drawn
+// again and insert numbers outside the partition are skipped, so each
+// node's requests follow the global distribution restricted to its range.
+// This is what DEX's benchmark (test/newbench.cpp of its artifact) does with
+// GLOBAL_WORKLOAD defined, as it is in the published file: a global
+// Zipfian whose keys outside the node's range are drawn again. Its other
+// build draws a separate Zipfian per partition, which has the same shape.
+// Each draw costs about C generator calls.
+package workloads

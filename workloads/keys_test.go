@@ -1,0 +1,253 @@
+package workloads
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math"
+	"math/rand"
+	"slices"
+	"testing"
+)
+
+// specWith builds a small read-only Spec with props on top.
+func specWith(t testing.TB, props Properties) *Spec {
+	t.Helper()
+	all := Properties{"recordcount": "10000", "readproportion": "1", "updateproportion": "0", "fieldcount": "1", "fieldlength": "8"}
+	for k, v := range props {
+		all[k] = v
+	}
+	s, err := FromProperties("test.properties", all, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestRecordsAreSortedAndComplete(t *testing.T) {
+	cases := []struct {
+		name    string
+		props   Properties
+		perPass int64
+	}{
+		{"empty", Properties{"recordcount": "0", "readproportion": "0", "insertproportion": "1"}, 100},
+		{"one record", Properties{"recordcount": "1"}, 100},
+		{"one pass", Properties{"recordcount": "5000"}, recordsPerPass},
+		{"64 passes", Properties{"recordcount": "5000"}, 100},
+		{"24-byte keys, uneven passes", Properties{"recordcount": "4999", "keysize": "24"}, 333},
+		{"odd key size, long values", Properties{"recordcount": "3000", "keysize": "13", "fieldlength": "20", "fieldcount": "3"}, 1000},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := specWith(t, c.props)
+			want := make(map[string]bool, s.RecordCount)
+			for rec := range s.RecordCount {
+				want[string(s.Key(rec))] = true
+			}
+			var prev []byte
+			count := int64(0)
+			for key, value := range s.records(c.perPass) {
+				if len(key) != s.KeySize || len(value) != s.ValueSize() {
+					t.Fatalf("key of %d bytes, value of %d; want %d and %d", len(key), len(value), s.KeySize, s.ValueSize())
+				}
+				if prev != nil && bytes.Compare(prev, key) >= 0 {
+					t.Fatalf("record %d: key %x does not follow %x", count, key, prev)
+				}
+				if !want[string(key)] {
+					t.Fatalf("record %d: key %x is not the key of any loaded record", count, key)
+				}
+				prev = bytes.Clone(key)
+				count++
+			}
+			if count != s.RecordCount {
+				t.Errorf("enumerated %d records, want %d", count, s.RecordCount)
+			}
+		})
+	}
+}
+
+func TestRecordsPublicIteratorAndEarlyStop(t *testing.T) {
+	s := specWith(t, Properties{"recordcount": "2000"})
+	recs, err := s.Records()
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := map[string]string{}
+	for key, value := range recs {
+		first[string(key)] = string(value)
+		if len(first) == 10 {
+			break
+		}
+	}
+	// The values depend on the key alone, so another pass split agrees.
+	seen := 0
+	for key, value := range s.records(50) {
+		if v, ok := first[string(key)]; ok {
+			seen++
+			if v != string(value) {
+				t.Errorf("key %x: value %x, then %x", key, v, value)
+			}
+		}
+	}
+	if seen != 10 {
+		t.Errorf("found %d of the first 10 keys again, want 10", seen)
+	}
+}
+
+// unmix inverts mix: xor-shifts by s are undone by repeating them, the
+// multiplications by multiplying with the inverse modulo 2^64.
+func unmix(x uint64) uint64 {
+	inverse := func(c uint64) uint64 {
+		inv := c // Newton's iteration doubles the correct low bits each step
+		for range 5 {
+			inv *= 2 - c*inv
+		}
+		return inv
+	}
+	unshift := func(y uint64, s uint) uint64 {
+		x := y
+		for range 64/s + 1 {
+			x = y ^ (x >> s)
+		}
+		return x
+	}
+	x = unshift(x, 31)
+	x = unshift(x*inverse(0x94d049bb133111eb), 27)
+	return unshift(x*inverse(0xbf58476d1ce4e5b9), 30)
+}
+
+func TestKeyMappingIsABijectionAvoidingSentinels(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	for range 10000 {
+		x := r.Uint64()
+		if unmix(mix(x)) != x {
+			t.Fatalf("unmix(mix(%#x)) = %#x: mix is not inverted", x, unmix(mix(x)))
+		}
+	}
+	if mix(0) != 0 {
+		t.Errorf("mix(0) = %#x, want 0 (so that record numbers, shifted by one, never map to 0)", mix(0))
+	}
+	// Record numbers are int64s from 0; the all-zero and all-ones prefixes
+	// belong to numbers of 2^63 and above, so neither key ever occurs.
+	for _, prefix := range []uint64{0, math.MaxUint64} {
+		if rec := unmix(prefix) - 1; rec < 1<<63 {
+			t.Errorf("the prefix %#x belongs to record %d", prefix, rec)
+		}
+	}
+	s := specWith(t, Properties{"keysize": "24"})
+	zero := make([]byte, 24)
+	for rec := range int64(100000) {
+		if bytes.Equal(s.Key(rec)[:8], zero[:8]) {
+			t.Fatalf("record %d has a zero key prefix", rec)
+		}
+	}
+}
+
+func TestPartitionsSplitTheKeySpaceEvenly(t *testing.T) {
+	s := specWith(t, Properties{"recordcount": "20000"})
+	for _, nodes := range []int{1, 2, 3, 4, 7} {
+		ranges, err := s.Partitions(nodes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ranges) != nodes || !bytes.Equal(ranges[0].Start, make([]byte, s.KeySize)) || ranges[nodes-1].End != nil {
+			t.Fatalf("%d nodes: ranges %x, want %d ranges from the zero key to the end", nodes, ranges, nodes)
+		}
+		for c := 1; c < nodes; c++ {
+			if !bytes.Equal(ranges[c-1].End, ranges[c].Start) {
+				t.Errorf("%d nodes: range %d ends at %x, range %d starts at %x", nodes, c-1, ranges[c-1].End, c, ranges[c].Start)
+			}
+			start := partitionStart(c, nodes)
+			if partitionOf(start, nodes) != c || partitionOf(start-1, nodes) != c-1 {
+				t.Errorf("%d nodes: partition %d starts at %#x, which partitionOf puts in %d (and %d before it)",
+					nodes, c, start, partitionOf(start, nodes), partitionOf(start-1, nodes))
+			}
+		}
+		counts := make([]int64, nodes)
+		for rec := range s.RecordCount {
+			key := s.Key(rec)
+			c := partitionOf(keyPrefix(rec), nodes)
+			if !ranges[c].Contains(key) {
+				t.Fatalf("%d nodes: record %d is in partition %d but outside its range", nodes, rec, c)
+			}
+			counts[c]++
+		}
+		if !slices.Equal(counts, partitionRecords(s.RecordCount, nodes)) {
+			t.Errorf("%d nodes: partitionRecords = %v, counted %v", nodes, partitionRecords(s.RecordCount, nodes), counts)
+		}
+		for c, n := range counts {
+			if even := s.RecordCount / int64(nodes); math.Abs(float64(n-even)) > 0.1*float64(even) {
+				t.Errorf("%d nodes: partition %d holds %d records, more than 10%% away from %d", nodes, c, n, even)
+			}
+		}
+	}
+	if _, err := s.Partitions(0); err == nil {
+		t.Error("Partitions(0) succeeded")
+	}
+}
+
+func TestSortSpread(t *testing.T) {
+	r := rand.New(rand.NewSource(2))
+	for _, topBits := range []uint{0, 3} {
+		for _, n := range []int{0, 1, 7, 100, 5000} {
+			src := make([]uint64, n)
+			for i := range src {
+				src[i] = 5<<(64-topBits) | r.Uint64()>>topBits
+				if topBits == 0 {
+					src[i] = r.Uint64()
+				}
+			}
+			want := slices.Sorted(slices.Values(src))
+			if got := sortSpread(nil, src, topBits); !slices.Equal(got, want) {
+				t.Errorf("topBits %d, %d values: sortSpread disagrees with slices.Sort", topBits, n)
+			}
+		}
+	}
+}
+
+// TestZetaMatchesTheSum compares the cached zeta (exact head plus
+// Euler-Maclaurin tail) with a compensated sum of every term.
+func TestZetaMatchesTheSum(t *testing.T) {
+	for _, theta := range []float64{0.2, 0.5, 0.99} {
+		for _, n := range []int64{1, 10, zetaExactItems, zetaExactItems + 1, 1_000_000} {
+			var sum, carry float64 // Kahan summation
+			for i := range n {
+				y := 1/math.Pow(float64(i+1), theta) - carry
+				next := sum + y
+				carry = (next - sum) - y
+				sum = next
+			}
+			if got := zeta(n, theta); math.Abs(got-sum) > 1e-12*sum {
+				t.Errorf("zeta(%d, %v) = %.17g, the sum is %.17g", n, theta, got, sum)
+			}
+		}
+	}
+}
+
+// onePast stands in for go-ycsb's Zipfian returning one past its range.
+type onePast struct{ values []int64 }
+
+func (g *onePast) Next(*rand.Rand) int64 {
+	v := g.values[0]
+	g.values = g.values[1:]
+	return v
+}
+
+func (g *onePast) Last() int64 { return 0 }
+
+func TestBelowDrawsAgainPastTheRange(t *testing.T) {
+	c := below{gen: &onePast{values: []int64{10, 10, 9}}, limit: 10}
+	if got := c.next(nil); got != 9 {
+		t.Errorf("below drew %d, want the first value under 10", got)
+	}
+}
+
+func TestKeyBytesAreBigEndianPrefix(t *testing.T) {
+	s := specWith(t, Properties{"keysize": "24"})
+	key := s.Key(42)
+	if got := binary.BigEndian.Uint64(key); got != keyPrefix(42) {
+		t.Errorf("key prefix %#x, want %#x", got, keyPrefix(42))
+	}
+	if bytes.Equal(key[8:], make([]byte, 16)) {
+		t.Error("bytes 8..24 of a 24-byte key are zero, want filler")
+	}
+}

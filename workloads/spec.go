@@ -1,0 +1,155 @@
+package workloads
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/pingcap/go-ycsb/pkg/generator"
+	"github.com/pingcap/go-ycsb/pkg/prop"
+)
+
+// Distribution names a request or scan-length distribution, spelt as in
+// go-ycsb's requestdistribution and scanlengthdistribution properties.
+type Distribution string
+
+// The distributions dmbench implements. Constant is dmbench's addition for
+// scan lengths only: every scan reads exactly MaxScanLength records.
+const (
+	Uniform    Distribution = "uniform"
+	Zipfian    Distribution = "zipfian"
+	Latest     Distribution = "latest"
+	Hotspot    Distribution = "hotspot"
+	Sequential Distribution = "sequential"
+	Constant   Distribution = "constant"
+)
+
+// Spec is one workload: the typed content of a property file after
+// overrides. Build it with Load, Parse, FromProperties or Builtin; a Spec
+// changed by hand is checked again by Validate, Stream, Records and
+// Partitions.
+type Spec struct {
+	Name   string // the file name without ".properties", e.g. "dex-read-only"
+	Source string // where the properties came from, for messages
+
+	RecordCount          int64 // records bulk-loaded before the run
+	OperationCount       int64 // measured operations, over all clients
+	WarmupOperationCount int64 // operations run before measuring, over all clients
+
+	ReadProportion            float64
+	UpdateProportion          float64
+	InsertProportion          float64
+	ScanProportion            float64
+	ReadModifyWriteProportion float64
+
+	RequestDistribution Distribution // uniform, zipfian, latest, hotspot or sequential
+	ZipfianConstant     float64      // skew of zipfian and latest, in (0, 1)
+	HotspotDataFraction float64      // hotspot: share of records that are hot
+	HotspotOpnFraction  float64      // hotspot: share of operations that go to them
+
+	MaxScanLength          int64        // records per scan, at most
+	ScanLengthDistribution Distribution // uniform, zipfian or constant
+
+	FieldCount  int64 // a record's value is FieldCount*FieldLength bytes
+	FieldLength int64
+	KeySize     int // bytes per key, big-endian
+
+	Seed            int64 // seeds every stream
+	PartitionedKeys bool  // compute node c draws only keys of partition c
+}
+
+// Limits on what a Spec may ask for. Record numbers must stay far below 2^63
+// for the insert numbering; keys and values are bounded by what an index
+// node can sensibly hold.
+const (
+	maxRecords   = 1 << 48
+	minKeySize   = 8
+	maxKeySize   = 256
+	maxValueSize = 1 << 20
+	maxScan      = 1 << 30
+	maxCount     = math.MaxInt64 / 2 // operation counts: any a run can reach
+)
+
+// defaultSpec holds go-ycsb's defaults for its properties and dmbench's for
+// its own.
+func defaultSpec() Spec {
+	return Spec{
+		RecordCount:               prop.RecordCountDefault,
+		ReadProportion:            prop.ReadProportionDefault,
+		UpdateProportion:          prop.UpdateProportionDefault,
+		InsertProportion:          prop.InsertProportionDefault,
+		ScanProportion:            prop.ScanProportionDefault,
+		ReadModifyWriteProportion: prop.ReadModifyWriteProportionDefault,
+		RequestDistribution:       Distribution(prop.RequestDistributionDefault),
+		ZipfianConstant:           generator.ZipfianConstant,
+		HotspotDataFraction:       prop.HotspotDataFractionDefault,
+		HotspotOpnFraction:        prop.HotspotOpnFractionDefault,
+		MaxScanLength:             prop.MaxScanLengthDefault,
+		ScanLengthDistribution:    Distribution(prop.ScanLengthDistributionDefault),
+		FieldCount:                prop.FieldCountDefault,
+		FieldLength:               prop.FieldLengthDefault,
+		KeySize:                   8,
+		Seed:                      1,
+	}
+}
+
+// ValueSize is the size of every value in bytes.
+func (s *Spec) ValueSize() int {
+	return int(s.FieldCount * s.FieldLength)
+}
+
+// Properties returns the Spec as the properties that build it again: every
+// property that affects dmbench, with its effective value, for a result to
+// record so that its run can be repeated from the result alone.
+func (s *Spec) Properties() Properties {
+	props := make(Properties)
+	for _, p := range propertyTable {
+		if p.get != nil {
+			props[p.name] = p.get(s)
+		}
+	}
+	return props
+}
+
+// Validate checks every field as the property parser would, and the rules
+// that tie fields together.
+func (s *Spec) Validate() error {
+	source := s.Source
+	if source == "" {
+		source = "workload spec"
+	}
+	_, err := build(s.Name, source, s.Properties(), nil)
+	return err
+}
+
+// crossCheck applies the rules that involve more than one property.
+func (s *Spec) crossCheck() []*PropertyError {
+	var errs []*PropertyError
+	fail := func(property, value, want string) {
+		errs = append(errs, &PropertyError{Source: s.Source, Property: property, Value: value, Want: want})
+	}
+	sum := s.ReadProportion + s.UpdateProportion + s.InsertProportion + s.ScanProportion + s.ReadModifyWriteProportion
+	if math.Abs(sum-1) > 1e-9 {
+		fail(strings.Join([]string{prop.ReadProportion, prop.UpdateProportion, prop.InsertProportion,
+			prop.ScanProportion, prop.ReadModifyWriteProportion}, "+"),
+			strconv.FormatFloat(sum, 'g', -1, 64),
+			"proportions adding up to 1 (go-ycsb would rescale them silently)")
+	}
+	if s.RecordCount == 0 && sum-s.InsertProportion > 0 {
+		fail(prop.RecordCount, "0",
+			"at least 1 record for reads, updates, scans and read-modify-writes (0 suits insert-only workloads)")
+	}
+	if s.RequestDistribution == Hotspot {
+		hot := int64(float64(s.RecordCount) * s.HotspotDataFraction)
+		if hot < 1 || hot >= s.RecordCount {
+			fail(prop.HotspotDataFraction, strconv.FormatFloat(s.HotspotDataFraction, 'g', -1, 64),
+				fmt.Sprintf("a fraction leaving at least one hot and one cold record among recordcount=%d", s.RecordCount))
+		}
+	}
+	if s.FieldCount*s.FieldLength > maxValueSize {
+		fail(prop.FieldLength, strconv.FormatInt(s.FieldLength, 10),
+			fmt.Sprintf("fieldcount*fieldlength of at most %d bytes (fieldcount=%d)", maxValueSize, s.FieldCount))
+	}
+	return errs
+}

@@ -1,0 +1,245 @@
+package workloads
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/rand"
+	randv2 "math/rand/v2"
+
+	"github.com/pingcap/go-ycsb/pkg/generator"
+)
+
+// OpType is the kind of an operation.
+type OpType uint8
+
+// The operation kinds of go-ycsb's core workload.
+const (
+	Read OpType = iota
+	Update
+	Insert
+	Scan
+	ReadModifyWrite
+)
+
+// String returns the name go-ycsb's measurements use for the operation.
+func (t OpType) String() string {
+	switch t {
+	case Read:
+		return "READ"
+	case Update:
+		return "UPDATE"
+	case Insert:
+		return "INSERT"
+	case Scan:
+		return "SCAN"
+	case ReadModifyWrite:
+		return "READ_MODIFY_WRITE"
+	}
+	return fmt.Sprintf("OpType(%d)", uint8(t))
+}
+
+// Op is one operation of a stream. Key and Value belong to the Stream and
+// are overwritten by its next call to Next: copy them to keep them.
+type Op struct {
+	Type       OpType
+	Key        []byte // KeySize bytes; for Scan, the key the scan starts at
+	Value      []byte // the value to write for Insert, Update and ReadModifyWrite; nil otherwise
+	ScanLength int    // Scan: how many records to read, from 1 to MaxScanLength
+}
+
+// Client identifies one client (one coroutine issuing operations) in a
+// cluster of compute nodes.
+type Client struct {
+	Node  int // its compute node, 0 <= Node < Nodes
+	Nodes int // compute nodes in the cluster
+	Index int // its number among all clients of the cluster, 0 <= Index < Total
+	Total int // clients in the cluster, over all compute nodes
+}
+
+// Cluster numbers the clients of nodes compute nodes with clientsPerNode
+// clients each, node by node.
+func Cluster(nodes, clientsPerNode int) ([]Client, error) {
+	if nodes < 1 || clientsPerNode < 1 {
+		return nil, fmt.Errorf("workloads: cluster of %d nodes with %d clients each: want at least 1 of each", nodes, clientsPerNode)
+	}
+	clients := make([]Client, 0, nodes*clientsPerNode)
+	for n := range nodes {
+		for j := range clientsPerNode {
+			clients = append(clients, Client{Node: n, Nodes: nodes, Index: n*clientsPerNode + j, Total: nodes * clientsPerNode})
+		}
+	}
+	return clients, nil
+}
+
+// Share is this client's part of n operations split evenly over all
+// clients; the shares of all clients add up to n.
+func (c Client) Share(n int64) int64 {
+	share := n / int64(c.Total)
+	if int64(c.Index) < n%int64(c.Total) {
+		share++
+	}
+	return share
+}
+
+func (c Client) validate() error {
+	if c.Nodes < 1 || c.Node < 0 || c.Node >= c.Nodes || c.Total < 1 || c.Index < 0 || c.Index >= c.Total {
+		return fmt.Errorf("workloads: client %+v: want 0 <= Node < Nodes and 0 <= Index < Total", c)
+	}
+	return nil
+}
+
+// Stream is the endless, deterministic operation sequence of one client.
+// It is not safe for concurrent use; each client has its own.
+type Stream struct {
+	spec    Spec // a copy: later changes to the caller's Spec do not leak in
+	client  Client
+	r       *rand.Rand
+	ops     *generator.Discrete
+	records chooser            // existing records; nil when the workload only inserts
+	scans   chooser            // scan lengths; nil without scans
+	inserts *generator.Counter // position in this client's insert sequence
+	key     []byte
+	value   []byte
+}
+
+// Stream returns the operation stream of client c. The same Spec (seed
+// included) and client give the same operations.
+func (s *Spec) Stream(c Client) (*Stream, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	st := &Stream{
+		spec:    *s,
+		client:  c,
+		r:       rand.New(pcgSource{randv2.NewPCG(mix(uint64(s.Seed)), mix(uint64(c.Index)+golden))}),
+		ops:     generator.NewDiscrete(),
+		inserts: generator.NewCounter(0),
+		key:     make([]byte, s.KeySize),
+		value:   make([]byte, s.ValueSize()),
+	}
+	// The same order as go-ycsb's createOperationGenerator, so a file's
+	// proportions map to draws the same way.
+	for _, w := range []struct {
+		p  float64
+		op OpType
+	}{
+		{s.ReadProportion, Read},
+		{s.UpdateProportion, Update},
+		{s.InsertProportion, Insert},
+		{s.ScanProportion, Scan},
+		{s.ReadModifyWriteProportion, ReadModifyWrite},
+	} {
+		if w.p > 0 {
+			st.ops.Add(w.p, int64(w.op))
+		}
+	}
+	if s.InsertProportion < 1 {
+		if err := st.checkPartition(); err != nil {
+			return nil, err
+		}
+		st.records = newRecordChooser(st)
+	}
+	if s.ScanProportion > 0 {
+		st.scans = newScanLengthChooser(s)
+	}
+	return st, nil
+}
+
+// checkPartition makes sure a partitioned client has loaded records to
+// draw from, so that drawing again until a key falls in its partition ends.
+func (st *Stream) checkPartition() error {
+	if !st.spec.PartitionedKeys || st.client.Nodes == 1 {
+		return nil
+	}
+	if loaded := partitionRecords(st.spec.RecordCount, st.client.Nodes)[st.client.Node]; loaded == 0 {
+		return fmt.Errorf("workloads: %s: partition %d of %d holds none of the %d records; use fewer compute nodes or more records",
+			st.spec.Source, st.client.Node, st.client.Nodes, st.spec.RecordCount)
+	}
+	return nil
+}
+
+// Next returns the next operation.
+func (st *Stream) Next() Op {
+	op := Op{Type: OpType(st.ops.Next(st.r))}
+	if op.Type == Insert {
+		encodeKey(st.key, keyPrefix(st.nextInsert()))
+	} else {
+		encodeKey(st.key, keyPrefix(st.nextRecord()))
+	}
+	op.Key = st.key
+	switch op.Type {
+	case Insert, Update, ReadModifyWrite:
+		st.fillValue()
+		op.Value = st.value
+	case Scan:
+		op.ScanLength = int(st.scans.next(st.r))
+	}
+	return op
+}
+
+// nextRecord draws an existing record, again and again until its key lies
+// in this client's partition when keys are partitioned.
+func (st *Stream) nextRecord() int64 {
+	for {
+		if rec := st.records.next(st.r); st.inPartition(rec) {
+			return rec
+		}
+	}
+}
+
+// nextInsert takes the next record number of this client's insert
+// sequence, skipping numbers whose keys lie outside its partition.
+func (st *Stream) nextInsert() int64 {
+	for {
+		if rec := st.insertRecord(st.inserts.Next(st.r)); st.inPartition(rec) {
+			return rec
+		}
+	}
+}
+
+// insertRecord is the record number of position k of this client's insert
+// sequence: the sequences of the clients interleave without overlap above
+// the loaded records.
+func (st *Stream) insertRecord(k int64) int64 {
+	return st.spec.RecordCount + int64(st.client.Index) + int64(st.client.Total)*k
+}
+
+// knownRecord maps position j of the records this client knows to exist
+// (the loaded ones, then the positions of its insert sequence) to a record
+// number.
+func (st *Stream) knownRecord(j int64) int64 {
+	if j < st.spec.RecordCount {
+		return j
+	}
+	return st.insertRecord(j - st.spec.RecordCount)
+}
+
+// known is how many records this client knows to exist.
+func (st *Stream) known() int64 {
+	return st.spec.RecordCount + st.inserts.Last() + 1
+}
+
+func (st *Stream) inPartition(rec int64) bool {
+	return !st.spec.PartitionedKeys || partitionOf(keyPrefix(rec), st.client.Nodes) == st.client.Node
+}
+
+func (st *Stream) fillValue() {
+	var word [8]byte
+	for off := 0; off < len(st.value); off += 8 {
+		binary.BigEndian.PutUint64(word[:], st.r.Uint64())
+		copy(st.value[off:], word[:])
+	}
+}
+
+// pcgSource adapts math/rand/v2's PCG to the math/rand Source that go-ycsb's
+// generators draw from. math/rand's own source reduces its seed modulo
+// 2^31-1, so distinct (seed, client) pairs could share a stream; PCG takes
+// 128 bits of seed and 16 bytes of state instead of 5 KB.
+type pcgSource struct{ pcg *randv2.PCG }
+
+func (s pcgSource) Int63() int64    { return int64(s.pcg.Uint64() >> 1) }
+func (s pcgSource) Uint64() uint64  { return s.pcg.Uint64() }
+func (s pcgSource) Seed(seed int64) { s.pcg.Seed(uint64(seed), 0) }

@@ -1,0 +1,486 @@
+package workloads
+
+import (
+	"bytes"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// ownedOp is an Op whose slices the test owns.
+type ownedOp struct {
+	Type       OpType
+	Key, Value string
+	ScanLength int
+}
+
+func mustStream(t testing.TB, s *Spec, c Client) *Stream {
+	t.Helper()
+	st, err := s.Stream(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func take(t testing.TB, s *Spec, c Client, n int) []ownedOp {
+	t.Helper()
+	st := mustStream(t, s, c)
+	ops := make([]ownedOp, n)
+	for i := range ops {
+		op := st.Next()
+		ops[i] = ownedOp{op.Type, string(op.Key), string(op.Value), op.ScanLength}
+	}
+	return ops
+}
+
+// builtinSmall loads a shipped workload scaled down to records records.
+func builtinSmall(t testing.TB, name string, records int, extra Properties) *Spec {
+	t.Helper()
+	overrides := Properties{"recordcount": strconv.Itoa(records)}
+	for k, v := range extra {
+		overrides[k] = v
+	}
+	s, err := Builtin(name, overrides)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+var solo = Client{Node: 0, Nodes: 1, Index: 0, Total: 1}
+
+func TestOperationMixFollowsTheProportions(t *testing.T) {
+	const n = 100_000
+	names := []string{"dex-read-intensive", "dex-insert-intensive", "dex-scan-intensive", "dmtree-ycsb-f", "workloadd", "rftree-load-a"}
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			s := builtinSmall(t, name, 10_000, nil)
+			if name == "rftree-load-a" {
+				s = builtinSmall(t, name, 0, nil)
+			}
+			var counts [5]int
+			st := mustStream(t, s, Client{Node: 1, Nodes: 2, Index: 3, Total: 4})
+			for range n {
+				counts[st.Next().Type]++
+			}
+			for op, want := range s.mix() {
+				if got := float64(counts[op]) / n; math.Abs(got-want) > 0.01 {
+					t.Errorf("%v: %.4f of the operations, want %.2f", OpType(op), got, want)
+				}
+			}
+		})
+	}
+}
+
+func TestOpsCarryWhatTheirTypeNeeds(t *testing.T) {
+	s := specWith(t, Properties{"readproportion": "0.2", "updateproportion": "0.2", "insertproportion": "0.2",
+		"scanproportion": "0.2", "readmodifywriteproportion": "0.2", "fieldlength": "13", "keysize": "24"})
+	st := mustStream(t, s, solo)
+	for range 10_000 {
+		op := st.Next()
+		if len(op.Key) != 24 {
+			t.Fatalf("%v with a key of %d bytes, want 24", op.Type, len(op.Key))
+		}
+		writes := op.Type == Insert || op.Type == Update || op.Type == ReadModifyWrite
+		if writes != (len(op.Value) == 13) || (!writes && op.Value != nil) {
+			t.Fatalf("%v with a value of %d bytes", op.Type, len(op.Value))
+		}
+		if (op.Type == Scan) != (op.ScanLength > 0) {
+			t.Fatalf("%v with scan length %d", op.Type, op.ScanLength)
+		}
+	}
+}
+
+func TestStreamsAreDeterministic(t *testing.T) {
+	const n = 2000
+	c := Client{Node: 1, Nodes: 2, Index: 5, Total: 8}
+	for _, dist := range []string{"uniform", "zipfian", "latest", "hotspot", "sequential"} {
+		t.Run(dist, func(t *testing.T) {
+			props := Properties{"requestdistribution": dist}
+			s := builtinSmall(t, "dex-scan-intensive", 5000, props)
+			a := take(t, s, c, n)
+			// Another client in between must not disturb the first.
+			take(t, s, Client{Node: 0, Nodes: 2, Index: 0, Total: 8}, n)
+			if b := take(t, s, c, n); !slices.Equal(a, b) {
+				t.Error("the same spec, seed and client gave different operations")
+			}
+			props["seed"] = "2"
+			other := take(t, builtinSmall(t, "dex-scan-intensive", 5000, props), c, n)
+			if differ := differing(a, other); differ < n/2 {
+				t.Errorf("seed 2 changed only %d of %d operations", differ, n)
+			}
+			neighbour := take(t, s, Client{Node: 1, Nodes: 2, Index: 6, Total: 8}, n)
+			if differ := differing(a, neighbour); differ < n/2 {
+				t.Errorf("the next client shares %d of %d operations", n-differ, n)
+			}
+		})
+	}
+}
+
+func differing(a, b []ownedOp) int {
+	d := 0
+	for i := range a {
+		if a[i] != b[i] {
+			d++
+		}
+	}
+	return d
+}
+
+// recordOf maps the keys of records [0, n) back to their numbers.
+func recordOf(s *Spec, n int64) map[string]int64 {
+	m := make(map[string]int64, n)
+	for rec := range n {
+		m[string(s.Key(rec))] = rec
+	}
+	return m
+}
+
+// topShare is the share of the accesses that go to the 1% most accessed keys.
+func topShare(counts map[string]int, keys int) float64 {
+	freq := make([]int, 0, len(counts))
+	total := 0
+	for _, c := range counts {
+		freq = append(freq, c)
+		total += c
+	}
+	slices.Sort(freq)
+	slices.Reverse(freq)
+	top := 0
+	for _, c := range freq[:min(keys/100, len(freq))] {
+		top += c
+	}
+	return float64(top) / float64(total)
+}
+
+func TestSkew(t *testing.T) {
+	const records, n = 100_000, 100_000
+	cases := []struct {
+		props    Properties
+		min, max float64 // bounds on the share of the top 1% of keys
+	}{
+		{Properties{"requestdistribution": "zipfian"}, 0.4, 1},
+		{Properties{"requestdistribution": "zipfian", "zipfianconstant": "0.5"}, 0.02, 0.15},
+		{Properties{"requestdistribution": "uniform"}, 0, 0.1},
+		{Properties{"requestdistribution": "zipfian", "partitionedkeys": "true"}, 0.4, 1},
+	}
+	for _, c := range cases {
+		t.Run(c.props["requestdistribution"]+"/"+c.props["zipfianconstant"]+c.props["partitionedkeys"], func(t *testing.T) {
+			s := builtinSmall(t, "dex-read-only", records, c.props)
+			counts := map[string]int{}
+			st := mustStream(t, s, Client{Node: 2, Nodes: 4, Index: 2, Total: 4})
+			for range n {
+				counts[string(st.Next().Key)]++
+			}
+			if share := topShare(counts, records); share < c.min || share > c.max {
+				t.Errorf("the top 1%% of keys got %.3f of the reads, want %.2f to %.2f", share, c.min, c.max)
+			}
+		})
+	}
+	t.Run("hotspot", func(t *testing.T) {
+		s := builtinSmall(t, "dex-read-only", 10_000, Properties{"requestdistribution": "hotspot",
+			"hotspotdatafraction": "0.1", "hotspotopnfraction": "0.9"})
+		recs := recordOf(s, s.RecordCount)
+		st := mustStream(t, s, solo)
+		hot := 0
+		for range n {
+			if recs[string(st.Next().Key)] < s.RecordCount/10 {
+				hot++
+			}
+		}
+		if share := float64(hot) / n; math.Abs(share-0.9) > 0.01 {
+			t.Errorf("the hot 10%% of records got %.3f of the reads, want 0.9", share)
+		}
+	})
+}
+
+// TestReadsTargetExistingRecords checks every distribution: reads, updates,
+// scans and read-modify-writes only ever name loaded records or records the
+// same client inserted before.
+func TestReadsTargetExistingRecords(t *testing.T) {
+	for _, dist := range []string{"uniform", "zipfian", "latest", "hotspot", "sequential"} {
+		for _, partitioned := range []string{"false", "true"} {
+			t.Run(dist+"/partitioned="+partitioned, func(t *testing.T) {
+				s := builtinSmall(t, "dex-insert-intensive", 2000, Properties{"requestdistribution": dist, "partitionedkeys": partitioned})
+				exists := recordOf(s, s.RecordCount)
+				st := mustStream(t, s, Client{Node: 1, Nodes: 3, Index: 4, Total: 6})
+				for i := range 20_000 {
+					op := st.Next()
+					if op.Type == Insert {
+						exists[string(op.Key)] = -1
+					} else if _, ok := exists[string(op.Key)]; !ok {
+						t.Fatalf("operation %d: %v of %x, which neither the load nor this client created", i, op.Type, op.Key)
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestLatestFavoursRecentInserts(t *testing.T) {
+	const records, n = 10_000, 20_000
+	newest := func(dist string) float64 {
+		s := builtinSmall(t, "workloadd", records, Properties{"requestdistribution": dist})
+		position := recordOf(s, records) // loaded record i is the i-th known record
+		known := int64(records)
+		st := mustStream(t, s, solo)
+		recent, reads := 0, 0
+		for range n {
+			op := st.Next()
+			if op.Type == Insert {
+				position[string(op.Key)] = known
+				known++
+				continue
+			}
+			reads++
+			if position[string(op.Key)] >= known-100 {
+				recent++
+			}
+		}
+		return float64(recent) / float64(reads)
+	}
+	if share := newest("latest"); share < 0.4 {
+		t.Errorf("latest: %.3f of the reads hit the 100 newest records, want over 0.4", share)
+	}
+	if share := newest("uniform"); share > 0.05 {
+		t.Errorf("uniform: %.3f of the reads hit the 100 newest records, want under 0.05", share)
+	}
+}
+
+func TestSequentialWalksRecordsFromEachClientsOffset(t *testing.T) {
+	s := builtinSmall(t, "dex-read-only", 1000, Properties{"requestdistribution": "sequential"})
+	recs := recordOf(s, s.RecordCount)
+	for _, c := range []struct {
+		client Client
+		first  int64 // go-ycsb's Sequential skips its first value until it wraps
+	}{
+		{Client{Node: 0, Nodes: 1, Index: 0, Total: 2}, 1},
+		{Client{Node: 0, Nodes: 1, Index: 1, Total: 2}, 501},
+	} {
+		st := mustStream(t, s, c.client)
+		for i := range int64(2500) {
+			if got, want := recs[string(st.Next().Key)], (c.first+i)%s.RecordCount; got != want {
+				t.Fatalf("client %d, read %d: record %d, want %d", c.client.Index, i, got, want)
+			}
+		}
+	}
+}
+
+func TestScanLengths(t *testing.T) {
+	for _, c := range []struct {
+		dist              Distribution
+		minMean, maxMean  float64
+		shortest, longest int
+	}{
+		{Uniform, 48, 53, 1, 100},
+		{Zipfian, 1, 30, 1, 100},
+		{Constant, 100, 100, 100, 100},
+	} {
+		t.Run(string(c.dist), func(t *testing.T) {
+			s := builtinSmall(t, "dmtree-scan-only", 10_000, Properties{"scanlengthdistribution": string(c.dist)})
+			st := mustStream(t, s, solo)
+			shortest, longest, sum := math.MaxInt, 0, 0
+			const n = 50_000
+			for range n {
+				l := st.Next().ScanLength
+				shortest, longest, sum = min(shortest, l), max(longest, l), sum+l
+			}
+			if shortest != c.shortest || longest != c.longest {
+				t.Errorf("lengths from %d to %d, want %d to %d", shortest, longest, c.shortest, c.longest)
+			}
+			if mean := float64(sum) / n; mean < c.minMean || mean > c.maxMean {
+				t.Errorf("mean length %.1f, want %.0f to %.0f", mean, c.minMean, c.maxMean)
+			}
+		})
+	}
+}
+
+func TestPartitionedKeysStayInTheirRange(t *testing.T) {
+	clients, err := Cluster(4, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dist := range []string{"uniform", "zipfian", "latest", "hotspot", "sequential"} {
+		t.Run(dist, func(t *testing.T) {
+			s := builtinSmall(t, "dex-insert-intensive", 20_000, Properties{"requestdistribution": dist, "partitionedkeys": "true"})
+			ranges, err := s.Partitions(4)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range clients {
+				st := mustStream(t, s, c)
+				for i := range 3000 {
+					if op := st.Next(); !ranges[c.Node].Contains(op.Key) {
+						t.Fatalf("client %d of node %d, operation %d: %v of %x, outside the node's range [%x, %x)",
+							c.Index, c.Node, i, op.Type, op.Key, ranges[c.Node].Start, ranges[c.Node].End)
+					}
+				}
+			}
+		})
+	}
+	t.Run("unpartitioned roams", func(t *testing.T) {
+		s := builtinSmall(t, "dex-insert-intensive", 20_000, nil)
+		ranges, _ := s.Partitions(4)
+		hit := map[int]bool{}
+		st := mustStream(t, s, clients[0])
+		for range 1000 {
+			key := st.Next().Key
+			for p, r := range ranges {
+				if r.Contains(key) {
+					hit[p] = true
+				}
+			}
+		}
+		if len(hit) != 4 {
+			t.Errorf("node 0 touched partitions %v without partitionedkeys, want all 4", hit)
+		}
+	})
+}
+
+func TestInsertsAreNewAndUnique(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		props Properties
+	}{
+		{"dmtree-insert-only", nil},
+		{"dex-insert-intensive", Properties{"partitionedkeys": "true"}},
+		{"rftree-load-a", nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			records := 5000
+			if c.name == "rftree-load-a" {
+				records = 0
+			}
+			s := builtinSmall(t, c.name, records, c.props)
+			loaded := map[string]bool{}
+			recs, err := s.Records()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for key := range recs {
+				loaded[string(key)] = true
+			}
+			clients, err := Cluster(3, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			inserted := map[string]int{}
+			for _, cl := range clients {
+				st := mustStream(t, s, cl)
+				for range 1000 {
+					op := st.Next()
+					if op.Type != Insert {
+						continue
+					}
+					if loaded[string(op.Key)] {
+						t.Fatalf("client %d inserts %x, a loaded key", cl.Index, op.Key)
+					}
+					if by, dup := inserted[string(op.Key)]; dup {
+						t.Fatalf("clients %d and %d both insert %x", by, cl.Index, op.Key)
+					}
+					inserted[string(op.Key)] = cl.Index
+				}
+			}
+			if len(inserted) == 0 {
+				t.Fatal("no inserts")
+			}
+		})
+	}
+}
+
+func TestClientsAndShares(t *testing.T) {
+	clients, err := Cluster(3, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const ops = 1_000_003
+	total := int64(0)
+	for i, c := range clients {
+		if c.Index != i || c.Node != i/4 || c.Nodes != 3 || c.Total != 12 {
+			t.Errorf("client %d is %+v", i, c)
+		}
+		share := c.Share(ops)
+		if share != ops/12 && share != ops/12+1 {
+			t.Errorf("client %d: share %d of %d operations over 12 clients", i, share, ops)
+		}
+		total += share
+	}
+	if total != ops {
+		t.Errorf("shares add up to %d, want %d", total, ops)
+	}
+	if _, err := Cluster(0, 4); err == nil {
+		t.Error("Cluster(0, 4) succeeded")
+	}
+	s := specWith(t, nil)
+	for _, bad := range []Client{{}, {Node: 2, Nodes: 2, Total: 1}, {Nodes: 1, Index: 3, Total: 3}, {Nodes: 1, Index: -1, Total: 3}} {
+		if _, err := s.Stream(bad); err == nil {
+			t.Errorf("Stream(%+v) succeeded", bad)
+		}
+	}
+}
+
+func TestStreamRejectsEmptyPartitions(t *testing.T) {
+	s := specWith(t, Properties{"recordcount": "3", "partitionedkeys": "true"})
+	counts := partitionRecords(3, 64)
+	empty := slices.Index(counts, 0)
+	_, err := s.Stream(Client{Node: empty, Nodes: 64, Index: empty, Total: 64})
+	if err == nil || !strings.Contains(err.Error(), "holds none of the 3 records") {
+		t.Errorf("Stream for an empty partition = %v, want an error", err)
+	}
+	full := slices.IndexFunc(counts, func(n int64) bool { return n > 0 })
+	if _, err := s.Stream(Client{Node: full, Nodes: 64, Index: full, Total: 64}); err != nil {
+		t.Errorf("Stream for a partition with records: %v", err)
+	}
+}
+
+func TestOpTypeNames(t *testing.T) {
+	got := []string{Read.String(), Update.String(), Insert.String(), Scan.String(), ReadModifyWrite.String(), OpType(9).String()}
+	want := []string{"READ", "UPDATE", "INSERT", "SCAN", "READ_MODIFY_WRITE", "OpType(9)"}
+	if !slices.Equal(got, want) {
+		t.Errorf("names %v, want %v", got, want)
+	}
+}
+
+func TestValuesChangeBetweenWrites(t *testing.T) {
+	s := builtinSmall(t, "dmtree-update-only", 1000, nil)
+	st := mustStream(t, s, solo)
+	first := bytes.Clone(st.Next().Value)
+	if bytes.Equal(first, st.Next().Value) {
+		t.Error("two updates wrote the same value")
+	}
+}
+
+func BenchmarkStreamNext(b *testing.B) {
+	for _, c := range []struct {
+		name  string
+		props Properties
+		nodes int
+	}{
+		{"zipfian", nil, 1},
+		{"zipfian-partitioned-4", Properties{"partitionedkeys": "true"}, 4},
+		{"uniform", Properties{"requestdistribution": "uniform"}, 1},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			s := builtinSmall(b, "dex-read-intensive", 1_000_000, c.props)
+			st := mustStream(b, s, Client{Node: 0, Nodes: c.nodes, Index: 0, Total: c.nodes})
+			for b.Loop() {
+				st.Next()
+			}
+		})
+	}
+}
+
+func BenchmarkRecords(b *testing.B) {
+	s := builtinSmall(b, "dex-read-only", 1_000_000, nil)
+	for b.Loop() {
+		recs, err := s.Records()
+		if err != nil {
+			b.Fatal(err)
+		}
+		for range recs {
+		}
+	}
+}
