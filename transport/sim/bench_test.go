@@ -97,3 +97,16 @@ func BenchmarkLargeRegion(b *testing.B) {
 	}
 	b.ReportMetric(float64(peakRSS())/(1<<20), "peak-RSS-MiB")
 }
+
+// BenchmarkSimulatorLineRate is the closed loop with 1 KB READs: the
+// memory node's link saturates, and the metric is its egress in GB/s.
+func BenchmarkSimulatorLineRate(b *testing.B) {
+	var bytes, simNs int64
+	for b.Loop() {
+		f := closedReads(b, CX6, 6, 72, 4, 20, 1024)
+		st := f.Stats()
+		bytes += int64(st.Nodes[0].BytesTx)
+		simNs += st.WindowNs
+	}
+	b.ReportMetric(float64(bytes)/float64(simNs), "mem-egress-GB/s")
+}
