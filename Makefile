@@ -6,12 +6,24 @@ PKGS    := ./...
 # Packages whose concurrency is real (not simulated) run under -race too.
 RACE    := ./transport/...
 
-.PHONY: all build test vet fmt-check unit race cc reproduce-fig6 clean
+# reproduce: SCALE=small|default|large, FIG=<paper>/<figure> (or a paper,
+# or a figure name such as fig6), JOBS=<runs at once; default one per core>.
+SCALE   ?= default
+FIG     ?=
+JOBS    ?= 0
+OUT     ?= results
+DMBENCH := bin/dmbench
+FIG6    := dex/fig6 rftree/fig6 dolphin/fig6
+
+.PHONY: all build test vet fmt-check unit race cc reproduce-fig6 reproduce reproduce-all clean $(DMBENCH)
 
 all: build
 
-build:
+build: $(DMBENCH)
 	$(GO) build $(PKGS)
+
+$(DMBENCH):
+	$(GO) build -o $(DMBENCH) ./cmd/dmbench
 
 test: vet fmt-check unit race
 
@@ -35,10 +47,16 @@ cc:
 		if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq gcc; \
 		else sudo apt-get update -qq && sudo apt-get install -y -qq gcc; fi; }
 
-# The figure catalog (experiments/, plots/) is not built yet: say so
-# instead of pretending.
-reproduce-fig6:
-	@echo "make reproduce-fig6: the figure catalog is not built yet (see README, 'State')." >&2; exit 2
+# Every experiment labelled Figure 6 in the papers: DEX, RF-tree, Dolphin.
+reproduce-fig6: $(DMBENCH)
+	$(DMBENCH) reproduce --scale $(SCALE) --jobs $(JOBS) --out $(OUT) $(FIG6)
+
+reproduce: $(DMBENCH)
+	@test -n "$(FIG)" || { echo "make reproduce: set FIG, e.g. FIG=dmtree/fig11 (dmbench list figures)" >&2; exit 2; }
+	$(DMBENCH) reproduce --scale $(SCALE) --jobs $(JOBS) --out $(OUT) $(FIG)
+
+reproduce-all: $(DMBENCH)
+	$(DMBENCH) reproduce --scale $(SCALE) --jobs $(JOBS) --out $(OUT) all
 
 clean:
-	rm -rf results/tmp
+	rm -rf bin results/tmp

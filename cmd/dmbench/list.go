@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/dmbench/dmbench/bench"
+	"github.com/dmbench/dmbench/experiments"
 	"github.com/dmbench/dmbench/indexes"
 	"github.com/dmbench/dmbench/transport/sim"
 	"github.com/dmbench/dmbench/workloads"
@@ -21,9 +22,10 @@ var listings = map[string]func(io.Writer) error{
 	"workloads": listWorkloads,
 	"profiles":  listProfiles,
 	"fabrics":   listFabrics,
+	"figures":   listFigures,
 }
 
-var listOrder = []string{"indexes", "workloads", "profiles", "fabrics"}
+var listOrder = []string{"indexes", "workloads", "profiles", "fabrics", "figures"}
 
 func listCommand() *cli.Command {
 	return &cli.Command{
@@ -115,4 +117,26 @@ func listFabrics(w io.Writer) error {
 		fmt.Fprintf(w, "%-6s %s\n", f, desc[f])
 	}
 	return nil
+}
+
+func listFigures(w io.Writer) error {
+	ids, err := experiments.IDs()
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "FIGURE\tPAPER FIGURE\tSECTION\tSERIES\tCLAIMS\tTITLE")
+	for _, id := range ids {
+		s, _ := experiments.Lookup(id)
+		var labels []string
+		for _, se := range s.Series {
+			label := se.Label
+			if _, err := indexes.Lookup(se.Index); err != nil {
+				label += " (missing)"
+			}
+			labels = append(labels, label)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", id, s.Figure, s.Section, strings.Join(labels, ", "), len(s.Claims), s.Title)
+	}
+	return tw.Flush()
 }

@@ -33,7 +33,10 @@ func TestBadInput(t *testing.T) {
 		{"bad threads", append(base, "--threads", "0"), 1, "threads = 0: need at least 1"},
 		{"unknown flag", append(base, "--colour"), 2, "colour"},
 		{"missing file", []string{"dmbench", "run", "--index", "ideal", "-P", filepath.Join(dir, "none.properties")}, 1, "none.properties"},
-		{"list what", []string{"dmbench", "list", "figures2"}, 1, `cannot list "figures2": choose from indexes, workloads, profiles, fabrics`},
+		{"unknown figure", []string{"dmbench", "reproduce", "--out", dir, "dex/fig99"}, 1, `figure "dex/fig99" is not in the catalog; known figures: dex/fig6`},
+		{"bad scale", []string{"dmbench", "reproduce", "--scale", "huge", "dex/fig6"}, 1, `--scale "huge" is not one of small, default, large`},
+		{"missing spec file", []string{"dmbench", "sweep", "--spec", filepath.Join(dir, "none.yaml")}, 1, "none.yaml"},
+		{"list what", []string{"dmbench", "list", "figures2"}, 1, `cannot list "figures2": choose from indexes, workloads, profiles, fabrics, figures`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,0 +1,284 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/dmbench/dmbench/bench"
+	"github.com/dmbench/dmbench/experiments"
+)
+
+// figureFlags are shared by the commands that work on catalog figures.
+func figureFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "scale", Value: "default", Usage: "run size: " + strings.Join(experiments.Scales, ", ")},
+		&cli.StringFlag{Name: "out", Value: "results", Usage: "results `DIR`"},
+		&cli.IntFlag{Name: "jobs", Usage: "runs at once (default: one per core)"},
+	}
+}
+
+func reproduceCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "reproduce",
+		Usage:     "run, plot and check the claims of catalog figures (resumable)",
+		UsageText: "dmbench reproduce [--scale small|default|large] [--jobs N] FIGURE... (e.g. dex/fig6, fig6, dmtree)",
+		Flags:     figureFlags(),
+		Action: func(ctx *cli.Context) error {
+			specs, err := figureArgs(ctx)
+			if err != nil {
+				return err
+			}
+			return reproduce(ctx, specs)
+		},
+	}
+}
+
+func sweepCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "sweep",
+		Usage:     "run, plot and check a figure spec file (resumable)",
+		UsageText: "dmbench sweep --spec FILE [--scale ...] [--jobs N]",
+		Flags:     append(figureFlags(), &cli.StringFlag{Name: "spec", Usage: "spec `FILE` (YAML, as in experiments/specs)", Required: true}),
+		Action: func(ctx *cli.Context) error {
+			s, err := experiments.Load(ctx.String("spec"))
+			if err != nil {
+				return err
+			}
+			return reproduce(ctx, []*experiments.Spec{s})
+		},
+	}
+}
+
+func plotCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "plot",
+		Usage:     "redraw figures and claims tables from the runs already saved (runs nothing)",
+		UsageText: "dmbench plot [--scale ...] FIGURE...",
+		Flags:     figureFlags(),
+		Action: func(ctx *cli.Context) error {
+			specs, err := figureArgs(ctx)
+			if err != nil {
+				return err
+			}
+			for _, s := range specs {
+				r, err := collect(ctx, s)
+				if err != nil {
+					return err
+				}
+				if err := r.Write(ctx.String("out")); err != nil {
+					return err
+				}
+				printReport(os.Stdout, r)
+			}
+			return nil
+		},
+	}
+}
+
+func claimsCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "claims",
+		Usage:     "print the claims tables of figures from the runs already saved",
+		UsageText: "dmbench claims [--scale ...] FIGURE...",
+		Flags:     figureFlags(),
+		Action: func(ctx *cli.Context) error {
+			specs, err := figureArgs(ctx)
+			if err != nil {
+				return err
+			}
+			for _, s := range specs {
+				r, err := collect(ctx, s)
+				if err != nil {
+					return err
+				}
+				fmt.Println(r.ClaimsMarkdown())
+			}
+			return nil
+		},
+	}
+}
+
+// figureArgs resolves the figure arguments (ids, papers or figure names).
+func figureArgs(ctx *cli.Context) ([]*experiments.Spec, error) {
+	if ctx.NArg() == 0 {
+		ids, err := experiments.IDs()
+		if err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("no figure given; known figures: %s", strings.Join(ids, ", "))
+	}
+	if sc := ctx.String("scale"); !contains(experiments.Scales, sc) {
+		return nil, fmt.Errorf("--scale %q is not one of %s", sc, strings.Join(experiments.Scales, ", "))
+	}
+	var specs []*experiments.Spec
+	for _, a := range ctx.Args().Slice() {
+		ids, err := experiments.Match(a)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range ids {
+			s, err := experiments.Lookup(id)
+			if err != nil {
+				return nil, err
+			}
+			specs = append(specs, s)
+		}
+	}
+	return specs, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func options(ctx *cli.Context) experiments.Options {
+	return experiments.Options{Dir: ctx.String("out"), Scale: ctx.String("scale"), Jobs: ctx.Int("jobs"), Progress: os.Stderr}
+}
+
+// reproduce sweeps each figure, then writes its figure, runs and claims.
+// An interrupt (Ctrl-C) stops launching runs; finished ones are kept.
+func reproduce(ctx *cli.Context, specs []*experiments.Spec) error {
+	sigctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	var failed []error
+	for _, s := range specs {
+		points, err := s.Expand(ctx.String("scale"))
+		if err != nil {
+			return err
+		}
+		outs, err := experiments.Sweep(sigctx, s, points, options(ctx))
+		if outs == nil {
+			return err
+		}
+		if err != nil {
+			failed = append(failed, err)
+		}
+		r := experiments.NewReport(s, ctx.String("scale"), outs)
+		if werr := r.Write(ctx.String("out")); werr != nil {
+			return werr
+		}
+		printReport(os.Stdout, r)
+		if sigctx.Err() != nil {
+			break
+		}
+	}
+	return errors.Join(failed...)
+}
+
+func collect(ctx *cli.Context, s *experiments.Spec) (*experiments.Report, error) {
+	points, err := s.Expand(ctx.String("scale"))
+	if err != nil {
+		return nil, err
+	}
+	outs, err := experiments.Collect(s, points, options(ctx))
+	if err != nil {
+		return nil, err
+	}
+	return experiments.NewReport(s, ctx.String("scale"), outs), nil
+}
+
+// printReport prints a figure's claims and where its files went.
+func printReport(w io.Writer, r *experiments.Report) {
+	pass, missed, open := r.Tally()
+	fmt.Fprintf(w, "\n%s (%s, scale %s): %d claims passed, %d missed, %d not evaluated\n", r.Spec.ID, r.Spec.Figure, r.Scale, pass, missed, open)
+	if len(r.Missing) > 0 {
+		fmt.Fprintf(w, "  missing series (index not implemented yet): %s\n", strings.Join(r.Missing, ", "))
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, v := range r.Verdicts {
+		m := v.Measured
+		if v.Reason != "" {
+			m = v.Reason
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", v.Status, v.Claim.ID, v.Paper, m)
+	}
+	tw.Flush()
+	for _, f := range r.Files {
+		fmt.Fprintf(w, "  wrote %s\n", f)
+	}
+}
+
+func compareCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "compare",
+		Usage:     "put two result sets side by side (two result files, or two runs folders) with ratios",
+		UsageText: "dmbench compare [--metric NAME] A B",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "metric", Value: "throughput_mops", Usage: "metric to compare (see experiments.Metric names)"},
+		},
+		Action: func(ctx *cli.Context) error {
+			if ctx.NArg() != 2 {
+				return fmt.Errorf("compare takes two result files or two runs folders, got %d arguments", ctx.NArg())
+			}
+			a, err := resultSet(ctx.Args().Get(0))
+			if err != nil {
+				return err
+			}
+			b, err := resultSet(ctx.Args().Get(1))
+			if err != nil {
+				return err
+			}
+			rows, err := experiments.Compare(ctx.String("metric"), a, b)
+			if err != nil {
+				return err
+			}
+			tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintf(tw, "POINT\tA\tB\tB/A\n")
+			for _, r := range rows {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Name, r.A, r.B, r.Ratio)
+			}
+			return tw.Flush()
+		},
+	}
+}
+
+// resultSet reads one result file, or every result of a runs folder keyed
+// by point name (the file name without its configuration hash, so runs of
+// the same point on different fabrics line up).
+func resultSet(path string) (map[string]*bench.Result, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.IsDir() {
+		r, err := bench.ReadResult(path)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]*bench.Result{"result": r}, nil
+	}
+	files, err := filepath.Glob(filepath.Join(path, "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("%s holds no result files (*.json)", path)
+	}
+	set := map[string]*bench.Result{}
+	for _, f := range files {
+		r, err := bench.ReadResult(f)
+		if err != nil {
+			return nil, err
+		}
+		name := strings.TrimSuffix(filepath.Base(f), ".json")
+		if i := strings.LastIndex(name, "__"); i > 0 {
+			name = name[:i]
+		}
+		set[name] = r
+	}
+	return set, nil
+}

@@ -1,0 +1,125 @@
+package experiments
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/dmbench/dmbench/bench"
+	"github.com/dmbench/dmbench/workloads"
+)
+
+// axisKinds maps each axis name to what one x value does to a run.
+var axisKinds = map[string]struct {
+	doc   string
+	apply func(s *Spec, x float64, c *bench.Config, props workloads.Properties) error
+}{
+	"compute_threads": {"compute threads in the cluster, filling a server (cluster.threads_per_node) before adding the next (DEX section 8.2)",
+		func(s *Spec, x float64, c *bench.Config, _ workloads.Properties) error {
+			n := int(x)
+			per := s.Cluster.ThreadsPerNode
+			c.ComputeNodes = (n + per - 1) / per
+			c.Threads = (n + c.ComputeNodes - 1) / c.ComputeNodes
+			return nil
+		}},
+	"threads": {"client threads per compute node",
+		func(_ *Spec, x float64, c *bench.Config, _ workloads.Properties) error {
+			c.Threads = int(x)
+			return nil
+		}},
+	"clients": {"client threads over all compute nodes, spread evenly",
+		func(_ *Spec, x float64, c *bench.Config, _ workloads.Properties) error {
+			c.Threads = int(math.Ceil(x / float64(c.ComputeNodes)))
+			return nil
+		}},
+	"cache_mb": {"compute-side cache per compute node in the paper's MB, scaled with records",
+		func(s *Spec, x float64, c *bench.Config, props workloads.Properties) error {
+			c.CacheBytes = scaledCache(s, x*(1<<20), props)
+			return nil
+		}},
+	"zipf": {"Zipfian constant of the request distribution; 0 means uniform",
+		func(_ *Spec, x float64, _ *bench.Config, props workloads.Properties) error {
+			if x == 0 {
+				props["requestdistribution"] = "uniform"
+				return nil
+			}
+			props["requestdistribution"] = "zipfian"
+			props[workloads.PropZipfianConstant] = strconv.FormatFloat(x, 'g', -1, 64)
+			return nil
+		}},
+	"value_size": {"value bytes",
+		func(_ *Spec, x float64, _ *bench.Config, props workloads.Properties) error {
+			props["fieldcount"], props["fieldlength"] = "1", strconv.Itoa(int(x))
+			return nil
+		}},
+	"kv_size": {"key-value bytes, split evenly between key and value (keys at least 8 bytes)",
+		func(_ *Spec, x float64, _ *bench.Config, props workloads.Properties) error {
+			k := max(8, int(x)/2)
+			props[workloads.PropKeySize] = strconv.Itoa(k)
+			props["fieldcount"], props["fieldlength"] = "1", strconv.Itoa(max(1, int(x)-k))
+			return nil
+		}},
+	"scan_length": {"maximum scan length",
+		func(_ *Spec, x float64, _ *bench.Config, props workloads.Properties) error {
+			props["maxscanlength"] = strconv.Itoa(int(x))
+			return nil
+		}},
+	"memory_cores": {"RPC cores per memory node",
+		func(_ *Spec, x float64, c *bench.Config, _ workloads.Properties) error {
+			c.MemoryCores = int(x)
+			return nil
+		}},
+	"workload": {"categorical: one workload per category (x.categories)", nil},
+}
+
+// AxisNames lists the axis kinds.
+func AxisNames() []string {
+	names := make([]string, 0, len(axisKinds))
+	for n := range axisKinds {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+func (a *Axis) categorical() bool { return a.Name == "workload" }
+
+func (a *Axis) validate(s *Spec) error {
+	if _, ok := axisKinds[a.Name]; !ok {
+		return fmt.Errorf("axis %q is not one of %s", a.Name, strings.Join(AxisNames(), ", "))
+	}
+	if a.categorical() {
+		if len(a.Categories) == 0 {
+			return errors.New("a workload axis needs categories (workload names)")
+		}
+		for _, w := range a.Categories {
+			if !slices.Contains(workloads.Builtins(), w) {
+				return fmt.Errorf("category %q is not a built-in workload", w)
+			}
+		}
+		return nil
+	}
+	if len(a.Values) == 0 {
+		return errors.New("need values")
+	}
+	if a.Name == "compute_threads" && s.Cluster.ThreadsPerNode < 1 {
+		return errors.New("compute_threads needs cluster.threads_per_node")
+	}
+	if a.Name == "cache_mb" && s.Cache == nil {
+		return errors.New("cache_mb needs cache.paper_records to scale by")
+	}
+	return nil
+}
+
+// scaledCache scales a paper's cache size by the run's records over the
+// paper's.
+func scaledCache(s *Spec, paperBytes float64, props workloads.Properties) uint64 {
+	records, _ := strconv.ParseFloat(props["recordcount"], 64)
+	return uint64(paperBytes * records / float64(s.Cache.PaperRecords))
+}
+
+// xLabel formats an x value for ids and tables.
+func xLabel(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }

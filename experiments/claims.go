@@ -1,0 +1,237 @@
+package experiments
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/dmbench/dmbench/bench"
+)
+
+// Claim is a machine-checkable statement of a paper about a figure, with
+// its tolerance fixed before any run.
+type Claim struct {
+	ID      string `yaml:"id"`
+	Text    string `yaml:"text"`    // what the paper says
+	Section string `yaml:"section"` // where it says it
+	// Metric overrides the spec's metric for this claim.
+	Metric string `yaml:"metric"`
+	LHS    Ref    `yaml:"lhs"`
+	RHS    *Ref   `yaml:"rhs"`
+	// Expect is how lhs (and rhs) are compared:
+	//   ratio    lhs/rhs within a factor Factor of Value
+	//   value    lhs within a factor Factor of Value
+	//   range    lhs/rhs between Min and Max, widened by Factor
+	//   greater  lhs > rhs
+	//   less     lhs < rhs
+	//   similar  lhs/rhs within a factor Factor of 1
+	Expect string  `yaml:"expect"`
+	Value  float64 `yaml:"value"`
+	Min    float64 `yaml:"min"`
+	Max    float64 `yaml:"max"`
+	Factor float64 `yaml:"within_factor"`
+	Note   string  `yaml:"note"`
+}
+
+// Ref names one point of a figure: a series, a panel and an x value (or a
+// category on a workload axis).
+type Ref struct {
+	Series   string   `yaml:"series"`
+	Panel    string   `yaml:"panel"`
+	X        *float64 `yaml:"x"`
+	Category string   `yaml:"category"`
+}
+
+var expects = []string{"ratio", "value", "range", "greater", "less", "similar"}
+
+func (c *Claim) validate(s *Spec) error {
+	var errs []error
+	if c.ID == "" || c.Text == "" {
+		errs = append(errs, errors.New("needs an id and the paper's text"))
+	}
+	if !slices.Contains(expects, c.Expect) {
+		errs = append(errs, fmt.Errorf("expect %q is not one of %s", c.Expect, strings.Join(expects, ", ")))
+	}
+	if c.Metric != "" {
+		if _, err := metricOf(c.Metric); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	needRHS := c.Expect != "value"
+	if needRHS != (c.RHS != nil) {
+		errs = append(errs, fmt.Errorf("expect %s needs rhs: %v", c.Expect, needRHS))
+	}
+	switch c.Expect {
+	case "ratio", "value":
+		if c.Value <= 0 || c.Factor < 1 {
+			errs = append(errs, fmt.Errorf("expect %s needs value > 0 and within_factor >= 1", c.Expect))
+		}
+	case "range":
+		if c.Min <= 0 || c.Max < c.Min || c.Factor < 1 {
+			errs = append(errs, errors.New("expect range needs 0 < min <= max and within_factor >= 1"))
+		}
+	case "similar":
+		if c.Factor < 1 {
+			errs = append(errs, errors.New("expect similar needs within_factor >= 1"))
+		}
+	}
+	for _, r := range []*Ref{&c.LHS, c.RHS} {
+		if r != nil {
+			if err := r.validate(s); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (r *Ref) validate(s *Spec) error {
+	if !slices.ContainsFunc(s.Series, func(se Series) bool { return se.Label == r.Series }) {
+		return fmt.Errorf("series %q is not in the spec", r.Series)
+	}
+	if !slices.ContainsFunc(s.Panels, func(p Panel) bool { return p.Name == r.Panel }) {
+		return fmt.Errorf("panel %q is not in the spec", r.Panel)
+	}
+	if s.X.categorical() {
+		if !slices.Contains(s.X.Categories, r.Category) {
+			return fmt.Errorf("category %q is not on the x axis", r.Category)
+		}
+	} else if r.X == nil || !slices.Contains(s.X.Values, *r.X) {
+		return fmt.Errorf("x %v is not on the x axis %v", r.X, s.X.Values)
+	}
+	return nil
+}
+
+func (r *Ref) key() pointKey {
+	k := pointKey{panel: r.Panel, series: r.Series, x: r.Category}
+	if r.X != nil {
+		k.x = xLabel(*r.X)
+	}
+	return k
+}
+
+func (r *Ref) String() string { return r.Series + " @ " + r.Panel + ", x=" + r.key().x }
+
+// Verdict is the outcome of one claim.
+type Verdict struct {
+	Claim    Claim
+	Status   string // see the Status constants
+	Paper    string // what the paper states, as a number or relation
+	Measured string
+	Reason   string
+}
+
+// Claim statuses.
+const (
+	Pass       = "pass"
+	Missed     = "MISSED"
+	Missing    = "missing index"
+	NotAtScale = "not at this scale"
+	NoData     = "no data"
+)
+
+// Evaluate checks every claim of s against the runs.
+func Evaluate(s *Spec, runs map[pointKey]Outcome) []Verdict {
+	var out []Verdict
+	for _, c := range s.Claims {
+		out = append(out, evaluate(s, c, runs))
+	}
+	return out
+}
+
+func evaluate(s *Spec, c Claim, runs map[pointKey]Outcome) Verdict {
+	v := Verdict{Claim: c, Paper: c.paperValue()}
+	name := c.Metric
+	if name == "" {
+		name = s.Metric
+	}
+	m, _ := metricOf(name) // validated
+	get := func(r *Ref) (float64, bool) {
+		o, ok := runs[r.key()]
+		switch {
+		case !ok:
+			v.Status, v.Reason = NotAtScale, r.String()+" is not run at this scale"
+		case o.Missing != "":
+			v.Status, v.Reason = Missing, o.Missing
+		case o.Err != nil:
+			v.Status, v.Reason = NoData, fmt.Sprintf("%s failed: %v", r, o.Err)
+		case o.Result == nil:
+			v.Status, v.Reason = NoData, r.String()+" has no result"
+		default:
+			x, ok := m(o.Result)
+			if !ok {
+				v.Status, v.Reason = NoData, fmt.Sprintf("%s has no %s", r, name)
+			}
+			return x, ok
+		}
+		return 0, false
+	}
+	lhs, ok := get(&c.LHS)
+	if !ok {
+		return v
+	}
+	if c.Expect == "value" {
+		v.Measured = fmt.Sprintf("%.3g", lhs)
+		v.Status = verdict(within(lhs, c.Value, c.Factor))
+		return v
+	}
+	rhs, ok := get(c.RHS)
+	if !ok {
+		return v
+	}
+	ratio := math.Inf(1)
+	if rhs != 0 {
+		ratio = lhs / rhs
+	}
+	v.Measured = fmt.Sprintf("%.3g / %.3g = %.2fx", lhs, rhs, ratio)
+	switch c.Expect {
+	case "ratio":
+		v.Status = verdict(within(ratio, c.Value, c.Factor))
+	case "range":
+		v.Status = verdict(ratio >= c.Min/c.Factor && ratio <= c.Max*c.Factor)
+	case "greater":
+		v.Status = verdict(lhs > rhs)
+	case "less":
+		v.Status = verdict(lhs < rhs)
+	case "similar":
+		v.Status = verdict(within(ratio, 1, c.Factor))
+	}
+	return v
+}
+
+func within(x, want, factor float64) bool { return x >= want/factor && x <= want*factor }
+
+func verdict(ok bool) string {
+	if ok {
+		return Pass
+	}
+	return Missed
+}
+
+// paperValue is the claim's expectation as the claims table shows it.
+func (c *Claim) paperValue() string {
+	switch c.Expect {
+	case "ratio":
+		return fmt.Sprintf("%gx (within %gx)", c.Value, c.Factor)
+	case "value":
+		return fmt.Sprintf("%g (within %gx)", c.Value, c.Factor)
+	case "range":
+		return fmt.Sprintf("%g-%gx (widened %gx)", c.Min, c.Max, c.Factor)
+	case "greater":
+		return "lhs > rhs"
+	case "less":
+		return "lhs < rhs"
+	default:
+		return fmt.Sprintf("similar (within %gx)", c.Factor)
+	}
+}
+
+// resultOf is a helper for reports: the run of a point, if any.
+func resultOf(runs map[pointKey]Outcome, k pointKey) *bench.Result {
+	if o, ok := runs[k]; ok {
+		return o.Result
+	}
+	return nil
+}

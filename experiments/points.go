@@ -1,0 +1,152 @@
+package experiments
+
+import (
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"maps"
+	"strconv"
+	"strings"
+
+	"github.com/dustin/go-humanize"
+
+	"github.com/dmbench/dmbench/bench"
+	"github.com/dmbench/dmbench/indexes"
+	"github.com/dmbench/dmbench/workloads"
+)
+
+// pointKey names a point of a figure.
+type pointKey struct{ panel, series, x string }
+
+// Point is one run of a figure.
+type Point struct {
+	// ID is unique within the figure and safe as a file name; it ends in
+	// a hash of the run's configuration, so a changed spec re-runs.
+	ID     string
+	Panel  string
+	Series string
+	X      float64
+	// Category is the x value on a workload axis.
+	Category string
+	Config   bench.Config
+	// Missing says why the point cannot run: its index is not
+	// implemented yet.
+	Missing string
+}
+
+func (p *Point) key() pointKey {
+	x := p.Category
+	if x == "" {
+		x = xLabel(p.X)
+	}
+	return pointKey{p.Panel, p.Series, x}
+}
+
+// XLabel is the point's x value as text.
+func (p *Point) XLabel() string { return p.key().x }
+
+// Expand turns the spec at a scale into its points: panels x series x
+// axis values, in that order.
+func (s *Spec) Expand(scale string) ([]Point, error) {
+	sc, ok := s.Scales[scale]
+	if !ok {
+		return nil, fmt.Errorf("scale %q is not one of %s", scale, strings.Join(Scales, ", "))
+	}
+	var xs []float64
+	var cats []string
+	if s.X.categorical() {
+		cats = s.X.Categories
+	} else {
+		xs = s.X.Values
+		if len(sc.X) > 0 {
+			xs = sc.X
+		}
+	}
+	var points []Point
+	for _, panel := range s.Panels {
+		for _, se := range s.Series {
+			n := max(len(xs), len(cats))
+			for i := range n {
+				p := Point{Panel: panel.Name, Series: se.Label}
+				workload := panel.Workload
+				if cats != nil {
+					p.Category, workload = cats[i], cats[i]
+				} else {
+					p.X = xs[i]
+				}
+				if err := s.configure(&p, sc, panel, se, workload); err != nil {
+					return nil, err
+				}
+				points = append(points, p)
+			}
+		}
+	}
+	return points, nil
+}
+
+// configure builds a point's run configuration.
+func (s *Spec) configure(p *Point, sc Scale, panel Panel, se Series, workload string) error {
+	c := bench.Default()
+	c.Profile = s.Profile
+	cl := s.Cluster
+	c.ComputeNodes = max(cl.ComputeNodes, 1)
+	c.MemoryNodes, c.MemoryCores, c.Coroutines = cl.MemoryNodes, cl.MemoryCores, cl.Coroutines
+	if cl.Threads > 0 {
+		c.Threads = cl.Threads
+	}
+	if sc.Threads > 0 {
+		c.Threads = sc.Threads
+	}
+	c.Index, c.Params = se.Index, se.Params
+	props := workloads.Properties{
+		"recordcount":                      strconv.FormatInt(sc.Records, 10),
+		"operationcount":                   strconv.FormatInt(sc.Ops, 10),
+		workloads.PropWarmupOperationCount: strconv.FormatInt(sc.Warmup, 10),
+	}
+	maps.Copy(props, panel.Props)
+	maps.Copy(props, se.Props)
+	if s.Cache != nil {
+		b, _ := humanize.ParseBytes(s.Cache.PaperBytes) // validated
+		c.CacheBytes = scaledCache(s, float64(b), props)
+	}
+	if !s.X.categorical() {
+		if err := axisKinds[s.X.Name].apply(s, p.X, &c, props); err != nil {
+			return fmt.Errorf("spec %s: x = %v: %w", s.file, p.X, err)
+		}
+	}
+	w, err := workloads.Builtin(workload, props)
+	if err != nil {
+		return fmt.Errorf("spec %s: panel %s, series %s: %w", s.file, panel.Name, se.Label, err)
+	}
+	c.Workload = w
+	p.Config = c
+	if _, err := indexes.Lookup(se.Index); err != nil {
+		p.Missing = fmt.Sprintf("index %s is not implemented yet", se.Index)
+	}
+	p.ID = fmt.Sprintf("%s__%s__%s__%s", safe(p.Panel), safe(p.Series), safe(p.key().x), configHash(&c))
+	return nil
+}
+
+// safe keeps a label usable in a file name.
+func safe(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '-' {
+			return r
+		}
+		return '_'
+	}, s)
+}
+
+// configHash is a short hash of everything that determines a run (JSON
+// writes map keys sorted, so equal configs hash equally).
+func configHash(c *bench.Config) string {
+	plain := *c
+	plain.Workload = nil
+	b, _ := json.Marshal(struct {
+		C     bench.Config
+		Props workloads.Properties
+	}{plain, c.Workload.Properties()})
+	h := fnv.New64a()
+	h.Write(b)
+	return fmt.Sprintf("%08x", h.Sum64()>>32)
+}

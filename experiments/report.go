@@ -1,0 +1,227 @@
+package experiments
+
+import (
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/dmbench/dmbench/bench"
+	"github.com/dmbench/dmbench/internal/atomicfile"
+	"github.com/dmbench/dmbench/plots"
+)
+
+// Report is what a reproduced figure produced.
+type Report struct {
+	Spec     *Spec
+	Scale    string
+	Outcomes []Outcome
+	Verdicts []Verdict
+	// Missing lists the series whose index is not implemented yet.
+	Missing []string
+	// Files are the outputs written.
+	Files []string
+}
+
+// Base is the output path of a figure without extension:
+// <dir>/<paper>/<figure>.
+func Base(dir string, s *Spec) string { return filepath.Join(dir, filepath.FromSlash(s.ID)) }
+
+// NewReport evaluates the claims over outcomes.
+func NewReport(s *Spec, scale string, outs []Outcome) *Report {
+	r := &Report{Spec: s, Scale: scale, Outcomes: outs, Verdicts: Evaluate(s, Index(outs))}
+	for _, se := range s.Series {
+		for _, o := range outs {
+			if o.Series == se.Label && o.Missing != "" {
+				r.Missing = append(r.Missing, fmt.Sprintf("%s (%s)", se.Label, se.Index))
+				break
+			}
+		}
+	}
+	return r
+}
+
+// Write writes the figure (PDF, SVG, PNG, unless the spec is a table),
+// the CSV of every run and the claims table (Markdown and CSV) next to
+// each other under dir.
+func (r *Report) Write(dir string) error {
+	base := Base(dir, r.Spec)
+	if r.Spec.Plot != "table" {
+		if err := r.Figure().Save(base); err != nil {
+			return fmt.Errorf("%s: %w", r.Spec.ID, err)
+		}
+		r.Files = append(r.Files, base+".pdf", base+".svg", base+".png")
+	}
+	if err := r.writeRuns(base + ".csv"); err != nil {
+		return err
+	}
+	if err := atomicfile.Write(base+".claims.md", []byte(r.ClaimsMarkdown())); err != nil {
+		return err
+	}
+	if err := r.writeClaimsCSV(base + ".claims.csv"); err != nil {
+		return err
+	}
+	r.Files = append(r.Files, base+".csv", base+".claims.md", base+".claims.csv")
+	return nil
+}
+
+// Figure lays the runs out as the paper's figure.
+func (r *Report) Figure() *plots.Figure {
+	s := r.Spec
+	f := &plots.Figure{
+		Title: fmt.Sprintf("%s %s: %s", paperName(s.Paper), s.Figure, s.Title), XLabel: s.X.Label, YLabel: s.YLabel,
+		LogX: s.X.LogX, LogY: s.LogY, Kind: plots.Lines,
+	}
+	if s.X.categorical() || s.Plot == "bars" || s.Plot == "percentiles" {
+		f.Kind = plots.Bars
+	}
+	m, _ := metricOf(s.Metric)
+	runs := Index(r.Outcomes)
+	for _, pn := range s.Panels {
+		panel := plots.Panel{Title: pn.Title}
+		xs := r.xs()
+		if f.Kind == plots.Bars {
+			panel.Categories = xs
+		}
+		for _, se := range s.Series {
+			series := plots.Series{Label: se.Label}
+			present := false
+			for _, x := range xs {
+				y := math.NaN()
+				if res := resultOf(runs, pointKey{pn.Name, se.Label, x}); res != nil {
+					if v, ok := m(res); ok {
+						y, present = v, true
+					}
+				}
+				if f.Kind == plots.Lines {
+					var xv float64
+					fmt.Sscan(x, &xv)
+					series.X = append(series.X, xv)
+				}
+				series.Y = append(series.Y, y)
+			}
+			if present {
+				panel.Series = append(panel.Series, series)
+			}
+		}
+		f.Panels = append(f.Panels, panel)
+	}
+	sc := s.Scales[r.Scale]
+	f.Notes = append(f.Notes, fmt.Sprintf("dmbench, sim fabric, profile %s, scale %s: %s records, %s operations per point (paper-sized caches scaled by records)",
+		s.Profile, r.Scale, count(sc.Records), count(sc.Ops)))
+	if len(r.Missing) > 0 {
+		f.Notes = append(f.Notes, "missing (index not implemented yet): "+strings.Join(r.Missing, ", "))
+	}
+	f.Notes = append(f.Notes, s.Notes...)
+	return f
+}
+
+// xs are the x labels of the runs, in axis order.
+func (r *Report) xs() []string {
+	var xs []string
+	for _, o := range r.Outcomes {
+		if x := o.XLabel(); !slices.Contains(xs, x) {
+			xs = append(xs, x)
+		}
+	}
+	return xs
+}
+
+func count(n int64) string {
+	switch {
+	case n >= 1e6 && n%1e5 == 0:
+		return fmt.Sprintf("%gM", float64(n)/1e6)
+	case n >= 1e3 && n%100 == 0:
+		return fmt.Sprintf("%gK", float64(n)/1e3)
+	}
+	return fmt.Sprint(n)
+}
+
+func paperName(p string) string {
+	return map[string]string{"dex": "DEX (VLDB'24)", "dmtree": "DMTree (FAST'26)", "rftree": "RF-tree (Appl. Sci. '23)", "dolphin": "Dolphin"}[p]
+}
+
+// writeRuns writes one CSV row per run: the point, then bench's columns.
+func (r *Report) writeRuns(path string) error {
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	w.Write(append([]string{"figure", "scale", "panel", "series", "x", "status"}, bench.CSVHeader()...))
+	for _, o := range r.Outcomes {
+		row := []string{r.Spec.ID, r.Scale, o.Panel, o.Series, o.XLabel()}
+		switch {
+		case o.Missing != "":
+			row = append(row, "missing: "+o.Missing)
+		case o.Err != nil:
+			row = append(row, "failed: "+o.Err.Error())
+		case o.Result == nil:
+			row = append(row, "not run")
+		default:
+			row = append(row, "ok")
+			row = append(row, o.Result.CSVRow()...)
+		}
+		w.Write(row)
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return atomicfile.Write(path, b.Bytes())
+}
+
+// ClaimsMarkdown is the claims table: per claim the paper's statement,
+// its value, the measured value, the tolerance and the verdict.
+func (r *Report) ClaimsMarkdown() string {
+	var b strings.Builder
+	s := r.Spec
+	fmt.Fprintf(&b, "# %s %s — claims (scale %s)\n\n", paperName(s.Paper), s.Figure, r.Scale)
+	fmt.Fprintf(&b, "%s. Section %s. Profile %s.\n\n", s.Title, s.Section, s.Profile)
+	if len(r.Missing) > 0 {
+		fmt.Fprintf(&b, "Missing series (index not implemented yet): %s.\n\n", strings.Join(r.Missing, ", "))
+	}
+	b.WriteString("| claim | section | the paper says | expected | measured | result |\n|---|---|---|---|---|---|\n")
+	for _, v := range r.Verdicts {
+		measured := v.Measured
+		if v.Reason != "" {
+			measured = v.Reason
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", v.Claim.ID, v.Claim.Section, mdEscape(v.Claim.Text), v.Paper, mdEscape(measured), v.Status)
+	}
+	pass, missed, open := r.Tally()
+	fmt.Fprintf(&b, "\n%d passed, %d missed, %d not evaluated.\n", pass, missed, open)
+	return b.String()
+}
+
+// Tally counts the verdicts: passed, missed, and not evaluated (missing
+// index, not at this scale, no data).
+func (r *Report) Tally() (pass, missed, open int) {
+	for _, v := range r.Verdicts {
+		switch v.Status {
+		case Pass:
+			pass++
+		case Missed:
+			missed++
+		default:
+			open++
+		}
+	}
+	return
+}
+
+func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+func (r *Report) writeClaimsCSV(path string) error {
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	w.Write([]string{"figure", "scale", "claim", "section", "text", "expected", "measured", "result", "reason"})
+	for _, v := range r.Verdicts {
+		w.Write([]string{r.Spec.ID, r.Scale, v.Claim.ID, v.Claim.Section, v.Claim.Text, v.Paper, v.Measured, v.Status, v.Reason})
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return atomicfile.Write(path, b.Bytes())
+}

@@ -1,0 +1,174 @@
+package experiments
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+
+	"github.com/dmbench/dmbench/bench"
+)
+
+// Outcome is a point and what became of it.
+type Outcome struct {
+	Point
+	Result *bench.Result
+	Err    error
+	// Reused marks a result read back from an earlier, interrupted sweep.
+	Reused bool
+}
+
+// Options control a sweep.
+type Options struct {
+	// Dir is the results root; runs go to Dir/<paper>/<figure>.runs/<scale>.
+	Dir   string
+	Scale string
+	// Jobs is how many runs go at once (one core each); 0 means one per
+	// core.
+	Jobs int
+	// Progress, when not nil, shows a progress bar with an ETA.
+	Progress io.Writer
+}
+
+// RunsDir is where a figure's runs at a scale are kept.
+func RunsDir(dir string, s *Spec, scale string) string {
+	return filepath.Join(dir, filepath.FromSlash(s.ID)+".runs", scale)
+}
+
+// Sweep runs every point that is not missing and has no result yet, in
+// parallel, saving each result as it finishes so that an interrupted sweep
+// (ctx cancelled) resumes where it stopped. A result file that does not
+// parse stops the sweep before anything runs: it is reported, never
+// silently run again or plotted. Failed runs are reported in their
+// Outcome and, together, in the error.
+func Sweep(ctx context.Context, s *Spec, points []Point, opt Options) ([]Outcome, error) {
+	dir := RunsDir(opt.Dir, s, opt.Scale)
+	out, err := Collect(s, points, opt)
+	if err != nil {
+		return nil, err
+	}
+	var todo []int
+	for i, o := range out {
+		if o.Missing == "" && o.Result == nil {
+			todo = append(todo, i)
+		}
+	}
+	jobs := opt.Jobs
+	if jobs <= 0 {
+		jobs = runtime.NumCPU()
+	}
+	bar := newBar(opt.Progress, len(todo), s.ID)
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range min(jobs, max(len(todo), 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				o := &out[i]
+				o.Result, o.Err = bench.Run(o.Config)
+				if o.Err == nil {
+					o.Err = save(filepath.Join(dir, o.ID+".json"), o.Result)
+				}
+				if o.Err != nil {
+					o.Result = nil
+				}
+				bar.Add(1)
+			}
+		}()
+	}
+feed:
+	for _, i := range todo {
+		select {
+		case work <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(work)
+	wg.Wait()
+	bar.Finish()
+	var errs []error
+	for _, o := range out {
+		if o.Err != nil {
+			errs = append(errs, fmt.Errorf("%s: %s %s x=%s: %w", s.ID, o.Panel, o.Series, o.XLabel(), o.Err))
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		errs = append(errs, fmt.Errorf("%s: interrupted; finished runs are kept in %s and the next sweep resumes: %w", s.ID, dir, err))
+	}
+	return out, errors.Join(errs...)
+}
+
+// Collect reads the results a sweep has already saved, running nothing:
+// points without a result stay empty. A result file that does not parse
+// is an error naming it.
+func Collect(s *Spec, points []Point, opt Options) ([]Outcome, error) {
+	dir := RunsDir(opt.Dir, s, opt.Scale)
+	out := make([]Outcome, len(points))
+	for i, p := range points {
+		out[i].Point = p
+		if p.Missing != "" {
+			continue
+		}
+		path := filepath.Join(dir, p.ID+".json")
+		switch r, err := bench.ReadResult(path); {
+		case err == nil:
+			out[i].Result, out[i].Reused = r, true
+		case errors.Is(err, os.ErrNotExist):
+		default:
+			return nil, fmt.Errorf("broken results file %s: %w (delete it to run that point again)", path, err)
+		}
+	}
+	return out, nil
+}
+
+func save(path string, r *bench.Result) error {
+	b, err := r.JSON()
+	if err != nil {
+		return err
+	}
+	return bench.WriteFileAtomic(path, b)
+}
+
+// bar is a progress bar, or nothing when there is no writer.
+type bar interface {
+	Add(int) error
+	Finish() error
+}
+
+type noBar struct{}
+
+func (noBar) Add(int) error { return nil }
+func (noBar) Finish() error { return nil }
+
+func newBar(w io.Writer, n int, id string) bar {
+	if w == nil || n == 0 {
+		return noBar{}
+	}
+	return progressbar.NewOptions(n,
+		progressbar.OptionSetWriter(w),
+		progressbar.OptionSetDescription(id),
+		progressbar.OptionShowCount(),
+		progressbar.OptionSetPredictTime(true),
+		progressbar.OptionShowElapsedTimeOnFinish(),
+		progressbar.OptionThrottle(500*time.Millisecond),
+		progressbar.OptionOnCompletion(func() { fmt.Fprintln(w) }),
+	)
+}
+
+// Index maps outcomes by point for claims and plots.
+func Index(outs []Outcome) map[pointKey]Outcome {
+	m := make(map[pointKey]Outcome, len(outs))
+	for _, o := range outs {
+		m[o.key()] = o
+	}
+	return m
+}
