@@ -73,6 +73,10 @@ var axisKinds = map[string]struct {
 			return nil
 		}},
 	"workload": {"categorical: one workload per category (x.categories)", nil},
+	// Derived axes do not change the run: each category reads another
+	// number from the same result, so a panel and series run once.
+	"percentile": {"derived, categorical: latency percentiles (p50, p90, p99, p999, p9999, mean) substituted for {x} in the metric", nil},
+	"metric":     {"derived, categorical: each category is a metric name (a table of verbs and bytes per operation)", nil},
 }
 
 // AxisNames lists the axis kinds.
@@ -85,7 +89,10 @@ func AxisNames() []string {
 	return names
 }
 
-func (a *Axis) categorical() bool { return a.Name == "workload" }
+func (a *Axis) categorical() bool { return a.Name == "workload" || a.derived() }
+
+// derived reports an axis whose categories do not change the run.
+func (a *Axis) derived() bool { return a.Name == "percentile" || a.Name == "metric" }
 
 func (a *Axis) validate(s *Spec) error {
 	if _, ok := axisKinds[a.Name]; !ok {
@@ -93,11 +100,16 @@ func (a *Axis) validate(s *Spec) error {
 	}
 	if a.categorical() {
 		if len(a.Categories) == 0 {
-			return errors.New("a workload axis needs categories (workload names)")
+			return fmt.Errorf("a %s axis needs categories", a.Name)
 		}
-		for _, w := range a.Categories {
-			if !slices.Contains(workloads.Builtins(), w) {
-				return fmt.Errorf("category %q is not a built-in workload", w)
+		for _, c := range a.Categories {
+			if a.Name == "workload" && !slices.Contains(workloads.Builtins(), c) {
+				return fmt.Errorf("category %q is not a built-in workload", c)
+			}
+			if a.derived() {
+				if _, err := s.metricFor(c); err != nil {
+					return fmt.Errorf("category %q: %w", c, err)
+				}
 			}
 		}
 		return nil

@@ -143,12 +143,13 @@ func Evaluate(s *Spec, runs map[pointKey]Outcome) []Verdict {
 
 func evaluate(s *Spec, c Claim, runs map[pointKey]Outcome) Verdict {
 	v := Verdict{Claim: c, Paper: c.paperValue()}
-	name := c.Metric
-	if name == "" {
-		name = s.Metric
-	}
-	m, _ := metricOf(name) // validated
 	get := func(r *Ref) (float64, bool) {
+		name := c.Metric
+		m, _ := metricOf(name)
+		if name == "" {
+			name = strings.ReplaceAll(s.Metric, "{x}", r.Category)
+			m, _ = s.metricFor(r.Category) // validated
+		}
 		o, ok := runs[r.key()]
 		switch {
 		case !ok:

@@ -141,3 +141,51 @@ func TestCatalogLoadsAndExpands(t *testing.T) {
 		t.Errorf("unknown figure: %v", err)
 	}
 }
+
+// A table over a derived metric axis runs each panel and series once.
+func TestDerivedAxisRunsOnce(t *testing.T) {
+	spec := strings.NewReplacer(
+		"plot: lines", "plot: table",
+		"x: {name: threads, label: Threads, values: [1, 4]}", "x: {name: metric, label: Verbs, categories: [verbs_per_op.READ.read, bytes_per_op.READ.total, latency.READ.p99]}",
+	).Replace(tinySpec)
+	spec = spec[:strings.Index(spec, "claims:")] + `claims:
+  - {id: one-read, section: "0", text: "one READ per search", expect: value, value: 1, within_factor: 1.01,
+     lhs: {series: Expected, panel: search, category: verbs_per_op.READ.read}}
+`
+	s, err := Parse("table.yaml", []byte(spec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	points, err := s.Expand("small")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	outs, err := Sweep(context.Background(), s, points, Options{Dir: dir, Scale: "small", Jobs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hashes := map[string]bool{}
+	for _, o := range outs {
+		if o.Missing == "" {
+			hashes[o.Hash] = true
+			if o.Result == nil {
+				t.Errorf("point %s has no result", o.ID)
+			}
+		}
+	}
+	if len(hashes) != 1 {
+		t.Errorf("%d distinct runs, want 1", len(hashes))
+	}
+	r := NewReport(s, "small", outs)
+	if r.Verdicts[0].Status != Pass {
+		t.Errorf("claim: %+v", r.Verdicts[0])
+	}
+	if err := r.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(Base(dir, s) + ".md")
+	if err != nil || !strings.Contains(string(md), "| Search | Expected | 1 | ") {
+		t.Errorf("table: %v\n%s", err, md)
+	}
+}

@@ -11,6 +11,16 @@ import (
 // A metric reads one number from a result.
 type metric func(r *bench.Result) (float64, bool)
 
+// metricFor is the metric a point of category x shows: on a metric axis
+// the category names it; otherwise {x} in the spec's metric is replaced by
+// the category (a percentile), and without {x} it is the spec's metric.
+func (s *Spec) metricFor(x string) (metric, error) {
+	if s.X.Name == "metric" {
+		return metricOf(x)
+	}
+	return metricOf(strings.ReplaceAll(s.Metric, "{x}", x))
+}
+
 // Metric names:
 //
 //	throughput_mops

@@ -29,6 +29,9 @@ type Point struct {
 	// Category is the x value on a workload axis.
 	Category string
 	Config   bench.Config
+	// Hash identifies the run's configuration: points of a derived axis
+	// share it, and one run serves them all.
+	Hash string
 	// Missing says why the point cannot run: its index is not
 	// implemented yet.
 	Missing string
@@ -70,7 +73,10 @@ func (s *Spec) Expand(scale string) ([]Point, error) {
 				p := Point{Panel: panel.Name, Series: se.Label}
 				workload := panel.Workload
 				if cats != nil {
-					p.Category, workload = cats[i], cats[i]
+					p.Category = cats[i]
+					if s.X.Name == "workload" {
+						workload = cats[i]
+					}
 				} else {
 					p.X = xs[i]
 				}
@@ -109,8 +115,8 @@ func (s *Spec) configure(p *Point, sc Scale, panel Panel, se Series, workload st
 		b, _ := humanize.ParseBytes(s.Cache.PaperBytes) // validated
 		c.CacheBytes = scaledCache(s, float64(b), props)
 	}
-	if !s.X.categorical() {
-		if err := axisKinds[s.X.Name].apply(s, p.X, &c, props); err != nil {
+	if apply := axisKinds[s.X.Name].apply; apply != nil {
+		if err := apply(s, p.X, &c, props); err != nil {
 			return fmt.Errorf("spec %s: x = %v: %w", s.file, p.X, err)
 		}
 	}
@@ -123,7 +129,8 @@ func (s *Spec) configure(p *Point, sc Scale, panel Panel, se Series, workload st
 	if _, err := indexes.Lookup(se.Index); err != nil {
 		p.Missing = fmt.Sprintf("index %s is not implemented yet", se.Index)
 	}
-	p.ID = fmt.Sprintf("%s__%s__%s__%s", safe(p.Panel), safe(p.Series), safe(p.key().x), configHash(&c))
+	p.Hash = configHash(&c)
+	p.ID = fmt.Sprintf("%s__%s__%s__%s", safe(p.Panel), safe(p.Series), safe(p.key().x), p.Hash)
 	return nil
 }
 

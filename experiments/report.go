@@ -49,7 +49,12 @@ func NewReport(s *Spec, scale string, outs []Outcome) *Report {
 // each other under dir.
 func (r *Report) Write(dir string) error {
 	base := Base(dir, r.Spec)
-	if r.Spec.Plot != "table" {
+	if r.Spec.Plot == "table" {
+		if err := atomicfile.Write(base+".md", []byte(r.TableMarkdown())); err != nil {
+			return err
+		}
+		r.Files = append(r.Files, base+".md")
+	} else {
 		if err := r.Figure().Save(base); err != nil {
 			return fmt.Errorf("%s: %w", r.Spec.ID, err)
 		}
@@ -78,7 +83,6 @@ func (r *Report) Figure() *plots.Figure {
 	if s.X.categorical() || s.Plot == "bars" || s.Plot == "percentiles" {
 		f.Kind = plots.Bars
 	}
-	m, _ := metricOf(s.Metric)
 	runs := Index(r.Outcomes)
 	for _, pn := range s.Panels {
 		panel := plots.Panel{Title: pn.Title}
@@ -91,6 +95,7 @@ func (r *Report) Figure() *plots.Figure {
 			present := false
 			for _, x := range xs {
 				y := math.NaN()
+				m, _ := s.metricFor(x) // validated
 				if res := resultOf(runs, pointKey{pn.Name, se.Label, x}); res != nil {
 					if v, ok := m(res); ok {
 						y, present = v, true
@@ -117,6 +122,32 @@ func (r *Report) Figure() *plots.Figure {
 	}
 	f.Notes = append(f.Notes, s.Notes...)
 	return f
+}
+
+// TableMarkdown lays the figure's numbers out as the paper's table: one
+// row per panel and series, one column per x value.
+func (r *Report) TableMarkdown() string {
+	f := r.Figure()
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n\n", f.Title)
+	xs := r.xs()
+	b.WriteString("| panel | series | " + strings.Join(xs, " | ") + " |\n|---|---|" + strings.Repeat("---|", len(xs)) + "\n")
+	for i, pn := range f.Panels {
+		for _, se := range pn.Series {
+			cells := make([]string, len(se.Y))
+			for j, y := range se.Y {
+				cells[j] = "-"
+				if !math.IsNaN(y) {
+					cells[j] = fmt.Sprintf("%.4g", y)
+				}
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s |\n", r.Spec.Panels[i].Title, se.Label, strings.Join(cells, " | "))
+		}
+	}
+	for _, n := range f.Notes {
+		fmt.Fprintf(&b, "\n%s\n", n)
+	}
+	return b.String()
 }
 
 // xs are the x labels of the runs, in axis order.

@@ -167,8 +167,10 @@ func (s *Spec) Validate() error {
 	if err := s.X.validate(s); err != nil {
 		bad("x", "%v", err)
 	}
-	if _, err := metricOf(s.Metric); err != nil {
-		bad("metric", "%v", err)
+	if !s.X.derived() {
+		if _, err := metricOf(s.Metric); err != nil {
+			bad("metric", "%v", err)
+		}
 	}
 	if s.Cache != nil {
 		if _, err := humanize.ParseBytes(s.Cache.PaperBytes); err != nil {

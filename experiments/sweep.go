@@ -54,9 +54,15 @@ func Sweep(ctx context.Context, s *Spec, points []Point, opt Options) ([]Outcome
 	if err != nil {
 		return nil, err
 	}
+	// One run per configuration: the points of a derived axis share it.
 	var todo []int
+	first := map[string]int{}
 	for i, o := range out {
-		if o.Missing == "" && o.Result == nil {
+		if o.Missing != "" || o.Result != nil {
+			continue
+		}
+		if _, dup := first[o.Hash]; !dup {
+			first[o.Hash] = i
 			todo = append(todo, i)
 		}
 	}
@@ -95,6 +101,15 @@ feed:
 	close(work)
 	wg.Wait()
 	bar.Finish()
+	for i := range out {
+		o := &out[i]
+		if j, ok := first[o.Hash]; ok && j != i && o.Result == nil && o.Err == nil {
+			o.Result, o.Err = out[j].Result, out[j].Err
+			if o.Result != nil {
+				o.Err = save(filepath.Join(dir, o.ID+".json"), o.Result)
+			}
+		}
+	}
 	var errs []error
 	for _, o := range out {
 		if o.Err != nil {
