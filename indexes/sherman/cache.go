@@ -1,0 +1,134 @@
+package sherman
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+
+	"github.com/google/btree"
+
+	"github.com/dmbench/dmbench/transport"
+)
+
+// Sherman's index cache: each compute node caches copies
+// of internal nodes, never leaves, in a structure ordered by key range so
+// that one lookup finds the node of a level covering a key (Sherman uses
+// a skiplist of [lowest, highest) ranges of its level-1 nodes; the DEX and
+// Dolphin papers describe the upper levels as cached too). A cached node
+// is never updated in place: a writer that rewrote a node, or a reader
+// that fetched a fresh copy, replaces it; a traversal that finds a cached
+// node stale (a child's fences do not cover the key) invalidates it and
+// re-traverses from the root. When the budget is full an entry is
+// evicted by the power of two random choices on access counts, as
+// Sherman's evict_one does.
+
+// cachedNode is an immutable copy of an internal node.
+type cachedNode struct {
+	addr  transport.GAddr
+	level int
+	image []byte // the node as read or written
+	freq  atomic.Uint64
+	pos   int // index in nodeCache.all; guarded by nodeCache.mu
+}
+
+// nodeCache is one compute node's index cache, shared by its clients.
+// Its mutex is never held across a verb.
+type nodeCache struct {
+	l        *layout
+	capacity int // nodes
+
+	mu     sync.RWMutex
+	levels []*btree.BTreeG[*cachedNode] // by level-1, ordered by low fence
+	all    []*cachedNode
+
+	hits, lookups atomic.Uint64
+}
+
+func newNodeCache(l *layout, budget uint64) *nodeCache {
+	return &nodeCache{l: l, capacity: int(budget / uint64(l.innerBytes))}
+}
+
+func (nc *nodeCache) less(a, b *cachedNode) bool {
+	return bytes.Compare(nc.l.low(a.image), nc.l.low(b.image)) < 0
+}
+
+// lookup returns the cached node of level lvl whose range covers key.
+func (nc *nodeCache) lookup(lvl int, key []byte) *cachedNode {
+	nc.mu.RLock()
+	defer nc.mu.RUnlock()
+	if lvl < 1 || lvl > len(nc.levels) {
+		return nil
+	}
+	probe := &cachedNode{image: nc.probe(key)}
+	var found *cachedNode
+	nc.levels[lvl-1].DescendLessOrEqual(probe, func(n *cachedNode) bool {
+		found = n
+		return false
+	})
+	if found == nil || !nc.l.covers(found.image, key) {
+		return nil
+	}
+	found.freq.Add(1)
+	return found
+}
+
+// probe is a node image whose low fence is key, for ordered searches.
+func (nc *nodeCache) probe(key []byte) []byte {
+	b := make([]byte, nc.l.hdr)
+	copy(nc.l.low(b), key)
+	return b
+}
+
+// insert caches a copy of the internal node image at addr, replacing any
+// older copy of it, and evicts to stay within the budget.
+func (nc *nodeCache) insert(addr transport.GAddr, image []byte, rng *rand.Rand) {
+	if nc.capacity == 0 {
+		return
+	}
+	n := &cachedNode{addr: addr, level: level(image), image: bytes.Clone(image)}
+	nc.mu.Lock()
+	defer nc.mu.Unlock()
+	for len(nc.levels) < n.level {
+		nc.levels = append(nc.levels, btree.NewG(16, nc.less))
+	}
+	if old, had := nc.levels[n.level-1].ReplaceOrInsert(n); had {
+		n.pos = old.pos
+		n.freq.Store(old.freq.Load())
+		nc.all[n.pos] = n
+		return
+	}
+	n.pos = len(nc.all)
+	nc.all = append(nc.all, n)
+	for len(nc.all) > nc.capacity {
+		a, b := nc.all[rng.IntN(len(nc.all))], nc.all[rng.IntN(len(nc.all))]
+		if b.freq.Load() < a.freq.Load() {
+			a = b
+		}
+		nc.removeLocked(a)
+	}
+}
+
+// invalidate drops n if it is still the cached copy of its node.
+func (nc *nodeCache) invalidate(n *cachedNode) {
+	nc.mu.Lock()
+	defer nc.mu.Unlock()
+	if n.pos < len(nc.all) && nc.all[n.pos] == n {
+		nc.removeLocked(n)
+	}
+}
+
+func (nc *nodeCache) removeLocked(n *cachedNode) {
+	nc.levels[n.level-1].Delete(n)
+	last := nc.all[len(nc.all)-1]
+	nc.all[n.pos] = last
+	last.pos = n.pos
+	nc.all = nc.all[:len(nc.all)-1]
+}
+
+// bytes is the memory the cached nodes take.
+func (nc *nodeCache) bytes() uint64 {
+	nc.mu.RLock()
+	defer nc.mu.RUnlock()
+	return uint64(len(nc.all)) * uint64(nc.l.innerBytes)
+}

@@ -1,0 +1,266 @@
+package sherman
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+
+	"github.com/dmbench/dmbench/cost"
+	"github.com/dmbench/dmbench/transport"
+)
+
+// kParaFetch bounds the leaves a scan READs in one batch, as Sherman's
+// range_query keeps at most 32 READs in flight.
+const kParaFetch = 32
+
+// scanLeaf is one leaf of a scan batch.
+type scanLeaf struct {
+	addr   transport.GAddr
+	cls    class
+	img    []byte
+	w1, w2 []byte // optlock: lock words read around the leaf
+	slot   *localLock
+	seq    uint64
+	ok     bool
+}
+
+// scan returns up to n entries from start on in key order. Like Sherman's
+// range_query it takes the leaf pointers from the cached level-1 node
+// covering the cursor and READs the leaves it needs in one doorbell batch;
+// it sorts each leaf's unsorted entries. A leaf the batch caught torn is
+// read again alone, and a leaf missing from a stale cached parent (split
+// after it was cached: the gap shows as a leaf whose low fence is not the
+// previous leaf's high fence) is reached through the previous leaf's
+// sibling pointer, so no key is skipped (Sherman issue #18).
+func (c *client) scan(start []byte, n int, fn func(key, val []byte) bool) error {
+	if n <= 0 {
+		return nil
+	}
+	cursor := bytes.Clone(start)
+	// Leaves to READ for n entries: at first guess the ln 2 ~ 69% fill of
+	// a B-tree grown by random inserts (Yao, 1978), then what this scan
+	// has seen; one more for the partly used first leaf.
+	perLeaf, seen, leaves := max(1, c.x.l.leafCard*69/100), 0, 0
+	for range maxRetries {
+		want := (n+perLeaf-1)/perLeaf + 1
+		batch, parent, err := c.scanBatch(cursor, min(want, kParaFetch))
+		if err != nil {
+			return err
+		}
+		done, stale, err := c.emitBatch(batch, &cursor, &n, fn, &seen, &leaves)
+		if err != nil || done {
+			return err
+		}
+		if stale && parent != nil {
+			c.x.cache(c.ep.Node()).invalidate(parent)
+		}
+		if leaves > 0 && seen > 0 {
+			perLeaf = max(1, seen/leaves)
+		}
+	}
+	return fmt.Errorf("scan did not finish after %d batches", maxRetries)
+}
+
+// scanBatch READs up to want leaves from the one covering cursor on, as
+// listed by the level-1 node covering cursor (a tree of one leaf has just
+// that leaf), in one doorbell batch, and checks each.
+func (c *client) scanBatch(cursor []byte, want int) ([]scanLeaf, *cachedNode, error) {
+	l := &c.x.l
+	root, err := c.root()
+	if err != nil {
+		return nil, nil, err
+	}
+	var batch []scanLeaf
+	var parent *cachedNode
+	if root.level == 0 {
+		batch = append(batch, scanLeaf{addr: root.addr, cls: c.classOf(c.fullRange())})
+	} else {
+		img, from, err := c.levelOne(cursor)
+		if err != nil {
+			return nil, nil, err
+		}
+		parent = from
+		for i := l.childIndex(img, cursor); i <= count(img) && len(batch) < want; i++ {
+			batch = append(batch, scanLeaf{addr: l.innerChild(img, i), cls: c.classOf(l.childRange(img, i))})
+		}
+		c.charge(cost.NodeSearch(count(img) + 1))
+	}
+	if need := len(batch) * l.leafBytes; len(c.scanBuf) < need {
+		c.scanBuf = make([]byte, kParaFetch*l.leafBytes)
+	}
+	words := make([]byte, 16*len(batch))
+	ops := c.ops[:0]
+	for i := range batch {
+		b := &batch[i]
+		b.img = c.scanBuf[i*l.leafBytes : (i+1)*l.leafBytes]
+		b.w1, b.w2 = words[16*i:16*i+8], words[16*i+8:16*i+16]
+		guarded := c.x.consistency == optlock && b.cls == classShared
+		var ref lockRef
+		if guarded || c.x.parts != nil {
+			ref = c.lockOf(b.addr)
+		}
+		if c.x.parts != nil {
+			b.slot = c.x.localTable(c.ep.Node()).slot(ref)
+			b.seq = b.slot.seq.Load()
+		}
+		if guarded {
+			ops = append(ops, transport.ReadOp(b.w1, ref.addr))
+		}
+		ops = append(ops, transport.ReadOp(b.img, b.addr))
+		if guarded {
+			ops = append(ops, transport.ReadOp(b.w2, ref.addr))
+		}
+	}
+	c.ops = ops
+	if err := c.post(ops); err != nil {
+		return nil, nil, fmt.Errorf("reading %d leaves: %w", len(batch), err)
+	}
+	for i := range batch {
+		b := &batch[i]
+		b.ok = c.valid(b.img, b.cls, b.w1, b.w2, true) && (b.slot == nil || b.seq&1 == 0 && b.slot.seq.Load() == b.seq)
+	}
+	if root.level == 0 && batch[0].ok && !l.coversAll(batch[0].img) {
+		c.forgetRoot() // the root leaf has split: a new root is above it
+	}
+	return batch, parent, nil
+}
+
+// levelOne returns an image of the level-1 node covering key: the cached
+// copy, or a fresh READ that it caches.
+func (c *client) levelOne(key []byte) ([]byte, *cachedNode, error) {
+	l := &c.x.l
+	nc := c.x.cache(c.ep.Node())
+	n := c.lookupCached(1, key)
+	nc.lookups.Add(1)
+	if n != nil {
+		nc.hits.Add(1)
+		return n.image, n, nil
+	}
+	for range maxRetries {
+		loc, err := c.locate(key, 1, false)
+		if err != nil {
+			return nil, nil, err
+		}
+		img := c.aux[:l.innerBytes]
+		if err := c.readNode(img, loc.addr, c.classOf(loc.rng)); err != nil {
+			return nil, nil, err
+		}
+		if level(img) == 1 && l.covers(img, key) {
+			c.cacheInsert(loc.addr, img)
+			return img, nil, nil
+		}
+		c.dropParent(&loc)
+		c.forgetRoot()
+	}
+	return nil, nil, fmt.Errorf("no stable level-1 node after %d tries", maxRetries)
+}
+
+// emitBatch hands the entries of the batch's leaves to fn in key order,
+// from *cursor on, moving *cursor to the high fence of each leaf done. It
+// reports done when the scan is over (n entries, fn said stop, or the
+// last leaf), and stale when the batch showed its parent to be stale.
+func (c *client) emitBatch(batch []scanLeaf, cursor *[]byte, n *int, fn func(key, val []byte) bool, seen, leaves *int) (done, stale bool, err error) {
+	l := &c.x.l
+	var next transport.GAddr // sibling of the last leaf emitted
+	for i := 0; ; {
+		var img []byte
+		if i < len(batch) {
+			if err := c.settle(&batch[i]); err != nil {
+				return false, false, err
+			}
+		}
+		switch {
+		case i < len(batch) && (i == 0 || bytes.Equal(l.low(batch[i].img), *cursor)):
+			img = batch[i].img
+			i++
+		case i < len(batch) && bytes.Compare(l.low(batch[i].img), *cursor) < 0:
+			i++ // reached already through a sibling pointer
+			continue
+		case i < len(batch):
+			stale = true // a leaf the parent does not list yet
+			if img, err = c.chase(next); err != nil {
+				return false, false, err
+			}
+		default:
+			return false, stale, nil
+		}
+		for level(img) == 0 && !l.covers(img, *cursor) && bytes.Compare(*cursor, l.low(img)) >= 0 {
+			// The leaf split after its parent was read: the keys from the
+			// cursor on are further right.
+			stale = true
+			if img, err = c.chase(sibling(img)); err != nil {
+				return false, false, err
+			}
+		}
+		if level(img) != 0 || !l.covers(img, *cursor) {
+			return false, true, nil // a stale path: look the cursor up again
+		}
+		stop := c.emitLeaf(img, *cursor, n, fn, seen)
+		*leaves++
+		if stop || unbounded(img) {
+			return true, stale, nil
+		}
+		*cursor = bytes.Clone(l.high(img))
+		next = sibling(img)
+	}
+}
+
+// settle reads a batch leaf again, alone, if the batch caught it torn.
+func (c *client) settle(b *scanLeaf) error {
+	if b.ok {
+		return nil
+	}
+	if err := c.readLeaf(b.img, b.addr, b.cls); err != nil {
+		return err
+	}
+	b.ok = true
+	return nil
+}
+
+// chase reads the leaf at a, reached through a sibling pointer.
+func (c *client) chase(a transport.GAddr) ([]byte, error) {
+	img := c.aux[:c.x.l.leafBytes]
+	return img, c.readLeaf(img, a, classShared)
+}
+
+// readLeaf reads a whole leaf consistently, entries included.
+func (c *client) readLeaf(img []byte, addr transport.GAddr, cls class) error {
+	for range maxRetries {
+		if err := c.readNode(img, addr, cls); err != nil {
+			return err
+		}
+		if level(img) != 0 || !c.checkEntries(cls) || c.entriesConsistent(img) {
+			return nil
+		}
+	}
+	return fmt.Errorf("leaf %v still torn after %d reads", addr, maxRetries)
+}
+
+// emitLeaf hands fn the live entries of leaf img at or after from, sorted,
+// and reports whether the scan is over.
+func (c *client) emitLeaf(img, from []byte, n *int, fn func(key, val []byte) bool, seen *int) bool {
+	l := &c.x.l
+	var idx []int
+	for i := range l.leafCard {
+		e := l.entry(img, i)
+		if entryValid(e) {
+			*seen++
+			if bytes.Compare(l.entryKey(e), from) >= 0 {
+				idx = append(idx, i)
+			}
+		}
+	}
+	c.charge(cost.LinearScan(l.leafCard))
+	sort.Slice(idx, func(a, b int) bool {
+		return bytes.Compare(l.entryKey(l.entry(img, idx[a])), l.entryKey(l.entry(img, idx[b]))) < 0
+	})
+	c.charge(int64(len(idx)) * cost.NodeSearch(len(idx)))
+	for _, i := range idx {
+		e := l.entry(img, i)
+		*n--
+		if !fn(bytes.Clone(l.entryKey(e)), bytes.Clone(l.entryVal(e))) || *n == 0 {
+			return true
+		}
+	}
+	return false
+}
