@@ -14,8 +14,9 @@
 //
 // # NIC model
 //
-// Each node's NIC is three FIFO servers, each with a next-free time:
-// message processing (one message per verb at the requester and one at the
+// Each node's NIC is three FIFO servers (timelines that know their booked
+// future, so a booking ahead does not hold up earlier work): message
+// processing (one message per verb at the requester and one at the
 // responder, 1/MsgRate each: the memory-side IOPS ceiling the papers talk
 // about) and the two directions of its link (LineRate, with each message's
 // wire headers counted). Atomics also queue on a per-address unit
@@ -50,8 +51,8 @@
 // # Approximations
 //
 // Responder-side resources are reserved in arrival order, requester-side
-// ones in issue order, except the requester's receive link, reserved when
-// the response is scheduled. Congestion control, PFC pauses, PCIe limits
+// ones in issue order; a response's return trip is booked when the
+// request arrives. Congestion control, PFC pauses, PCIe limits
 // other than the atomic ceiling, NIC caches (QP/MTT thrashing) and packet
 // loss are not modelled. Time is kept in picoseconds internally.
 package sim

@@ -14,7 +14,8 @@ import (
 // whole nanoseconds would shift the modelled ceiling by 2%.
 const psPerNs = 1000
 
-// resource is a FIFO server with a next-free time.
+// resource is a FIFO server with a next-free time: a core, whose work is
+// always reserved from the present on. NIC resources are timelines.
 type resource struct {
 	free int64 // ps
 	busy int64 // ps of service reserved since the last reset
@@ -57,9 +58,9 @@ type node struct {
 	layout  transport.Layout
 	mem     [][]byte // per region
 	release []func() error
-	nic     resource // message processing
-	tx, rx  resource // link, each direction
-	atomics resource // all-address atomic ceiling
+	nic     timeline // message processing
+	tx, rx  timeline // link, each direction
+	atomics timeline // all-address atomic ceiling
 	// perAddr holds the next-free time of each 8-byte address with
 	// atomics in flight; entries in the past are pruned.
 	perAddr  map[transport.GAddr]int64

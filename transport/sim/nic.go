@@ -22,10 +22,11 @@ import (
 //	requester link   response bytes, NICCompNs
 //	---- the completion event at the requester ----
 //
-// Requester-side resources are reserved at issue (issues happen in
-// time order, so they are served in order); responder-side resources at
-// the arrival event, in arrival order. The requester's receive link is
-// reserved ahead of time at the arrival event, a small approximation.
+// Requester-side resources are reserved at issue, responder-side ones at
+// the arrival event, and the response's trip back (responder send link,
+// requester receive link) at the arrival event too, ahead of time. NIC
+// resources are timelines (timeline.go): a booking ahead leaves the gap
+// before it to requests that come first, as the real link would.
 
 // post issues a doorbell batch for ep and suspends it until every op has
 // completed. Verbs to ep's own node are local memory accesses: applied at
@@ -124,11 +125,11 @@ func (f *Fabric) issue(ep *endpoint, idx int32, t int64) {
 func (f *Fabric) send(ep *endpoint, idx int32, t int64) {
 	op := &ep.ops[idx]
 	req := ep.node
-	t = req.nic.serve(t, f.msgSvc) + f.nicTx
+	t = req.nic.serve(f.now, t, f.msgSvc) + f.nicTx
 	req.stats.Msgs++
 	b := f.requestBytes(op)
 	req.stats.BytesTx += b
-	t = req.tx.serve(t, int64(b)*f.byteSvc) + f.wire
+	t = req.tx.serve(f.now, t, int64(b)*f.byteSvc) + f.wire
 	f.schedule(t, evArrive, ep, idx)
 }
 
@@ -142,8 +143,8 @@ func (f *Fabric) arrive(ep *endpoint, idx int32) {
 	in := f.requestBytes(op)
 	resp.stats.BytesRx += in
 	ser := int64(in) * f.byteSvc
-	t := resp.rx.serve(f.now-ser, ser)
-	t = resp.nic.serve(t, f.msgSvc) + f.nicRx
+	t := resp.rx.serve(f.now, f.now-ser, ser)
+	t = resp.nic.serve(f.now, t, f.msgSvc) + f.nicRx
 	resp.stats.Msgs++
 	m := ep.mems[idx]
 	mem := m.mem
@@ -163,17 +164,17 @@ func (f *Fabric) arrive(ep *endpoint, idx int32) {
 		}
 		t = f.serveAddr(resp, op.Addr, t, svc)
 		if f.atomicNode > 0 {
-			t = resp.atomics.serve(t, f.atomicNode)
+			t = resp.atomics.serve(f.now, t, f.atomicNode)
 		}
 		applyAtomic(mem, op)
 	}
 	out := f.responseBytes(op)
 	resp.stats.BytesTx += out
 	ser = int64(out) * f.byteSvc
-	t = resp.tx.serve(t, ser) + f.wire
+	t = resp.tx.serve(f.now, t, ser) + f.wire
 	req := ep.node
 	req.stats.BytesRx += out
-	t = req.rx.serve(t-ser, ser) + f.nicComp
+	t = req.rx.serve(f.now, t-ser, ser) + f.nicComp
 	f.schedule(t, evComplete, ep, idx)
 }
 

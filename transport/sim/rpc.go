@@ -38,11 +38,11 @@ func (ep *endpoint) Call(n transport.NodeID, method uint16, req []byte) ([]byte,
 	t := ep.thread.cpu.serve(f.now, f.postCost)
 	if nd != ep.node {
 		src := ep.node
-		t = src.nic.serve(t, f.msgSvc) + f.nicTx
+		t = src.nic.serve(f.now, t, f.msgSvc) + f.nicTx
 		src.stats.Msgs++
 		b := f.sendBytes(len(req))
 		src.stats.BytesTx += b
-		t = src.tx.serve(t, int64(b)*f.byteSvc) + f.wire
+		t = src.tx.serve(f.now, t, int64(b)*f.byteSvc) + f.wire
 	}
 	ep.rpc = rpcReq{from: ep, target: nd, method: method, handler: h, req: req}
 	f.schedule(t, evRPC, ep, 0)
@@ -65,8 +65,8 @@ func (f *Fabric) rpcArrive(ep *endpoint) {
 		b := f.sendBytes(len(r.req))
 		nd.stats.BytesRx += b
 		ser := int64(b) * f.byteSvc
-		t = nd.rx.serve(t-ser, ser)
-		t = nd.nic.serve(t, f.msgSvc) + f.nicRx
+		t = nd.rx.serve(f.now, t-ser, ser)
+		t = nd.nic.serve(f.now, t, f.msgSvc) + f.nicRx
 		nd.stats.Msgs++
 	}
 	r.ready = t
@@ -125,15 +125,15 @@ func (f *Fabric) sendReply(c *endpoint, r *rpcReq, reply []byte, err error) {
 	t := c.thread.cpu.serve(f.now, f.postCost)
 	nd, dst := c.node, r.from.node
 	if nd != dst {
-		t = nd.nic.serve(t, f.msgSvc) + f.nicTx
+		t = nd.nic.serve(f.now, t, f.msgSvc) + f.nicTx
 		nd.stats.Msgs++
 		b := f.sendBytes(len(reply))
 		nd.stats.BytesTx += b
 		dst.stats.BytesRx += b
 		ser := int64(b) * f.byteSvc
-		t = nd.tx.serve(t, ser) + f.wire
-		t = dst.rx.serve(t-ser, ser)
-		t = dst.nic.serve(t, f.msgSvc) + f.nicComp
+		t = nd.tx.serve(f.now, t, ser) + f.wire
+		t = dst.rx.serve(f.now, t-ser, ser)
+		t = dst.nic.serve(f.now, t, f.msgSvc) + f.nicComp
 		dst.stats.Msgs++
 	}
 	r.from.reply, r.from.replyErr = reply, err

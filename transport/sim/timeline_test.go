@@ -1,0 +1,45 @@
+package sim
+
+import "testing"
+
+// A reservation booked ahead leaves the link usable before it, and
+// reservations queue behind one another when they overlap.
+func TestTimelineBackfills(t *testing.T) {
+	var tl timeline
+	if end := tl.serve(0, 1000, 10); end != 1010 {
+		t.Fatalf("booking ahead ends at %d, want 1010", end)
+	}
+	if end := tl.serve(0, 0, 10); end != 10 {
+		t.Errorf("a request now waited behind a future booking: ends at %d, want 10", end)
+	}
+	if end := tl.serve(0, 995, 10); end != 1020 {
+		t.Errorf("an overlapping request ends at %d, want 1020 (queued behind the booking)", end)
+	}
+	if end := tl.serve(0, 5, 10); end != 20 {
+		t.Errorf("FIFO behind the first request: ends at %d, want 20", end)
+	}
+	if end := tl.serve(0, 1020, 5); end != 1025 || len(tl.iv) != 2 {
+		t.Errorf("touching intervals should merge: end %d, %d intervals %v", end, len(tl.iv), tl.iv)
+	}
+	if end := tl.serve(1030, 1030-10, 10); end != 1035 {
+		t.Errorf("a booking reaching back into the past queues behind what is there: end %d, want 1035", end)
+	}
+	if end := tl.serve(pastWindow+2000, pastWindow+2000, 1); end != pastWindow+2001 || tl.head != 2 {
+		t.Errorf("intervals older than the window should be dropped: end %d, head %d", end, tl.head)
+	}
+	if tl.busy != 56 {
+		t.Errorf("busy %d ps, want 56", tl.busy)
+	}
+}
+
+// Saturated from a single arrival stream, the timeline is one interval.
+func TestTimelineSaturatedStaysSmall(t *testing.T) {
+	var tl timeline
+	var now int64
+	for range 10000 {
+		now = tl.serve(now, now, 17)
+	}
+	if len(tl.iv)-tl.head != 1 || now != 170000 {
+		t.Errorf("%d live intervals, end %d; want 1 and 170000", len(tl.iv)-tl.head, now)
+	}
+}
