@@ -1,0 +1,295 @@
+package indextest
+
+import (
+	"bytes"
+	"fmt"
+	"runtime"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/dmbench/dmbench/indexes"
+	"github.com/dmbench/dmbench/transport"
+	"github.com/dmbench/dmbench/transport/local"
+	"github.com/dmbench/dmbench/transport/sim"
+)
+
+// The fabrics the suite runs on: the deterministic virtual-time simulator
+// (on the ConnectX-6 profile) and the real-time in-process fabric.
+const (
+	Sim   = "sim"
+	Local = "local"
+)
+
+// Fabrics lists the fabrics the suite runs on, in the order it runs them.
+func Fabrics() []string { return []string{Sim, Local} }
+
+// The suite's cluster: small enough that every case runs in a second or
+// two under the race detector on two cores, big enough that compute nodes
+// contend with each other and that both memory nodes hold index nodes.
+const (
+	MemoryNodes  = 2
+	ComputeNodes = 3
+	// Threads per compute node and Coroutines (clients) per thread.
+	Threads    = 2
+	Coroutines = 2
+	// MemoryBytes is each memory node's main region. Regions are mapped
+	// lazily on both fabrics, so only the pages an index touches cost
+	// memory; 64 MiB leaves room for an 8 MiB allocator chunk per
+	// compute node on each memory node.
+	MemoryBytes = 64 << 20
+	// ComputeBytes is each compute node's main region, for indexes that
+	// keep state on compute nodes (DMTree's fingerprint tables and locks).
+	ComputeBytes = 16 << 20
+	// DeviceBytes is the on-chip region of each memory node: 256 KiB, as
+	// Sherman uses for its locks.
+	DeviceBytes = 256 << 10
+	// DefaultCacheBytes is the compute-side cache budget per compute node:
+	// it holds the upper levels of every tree the suite builds.
+	DefaultCacheBytes = 4 << 20
+)
+
+// RunTimeout bounds one Run of a case's clients in wall time. Every case
+// finishes in seconds; a Run still going after RunTimeout is a deadlock or
+// a livelock (the simulator detects only the deadlocks where every client
+// is parked).
+const RunTimeout = 2 * time.Minute
+
+// Config is the suite's cluster in memory mode mode: MemoryNodes memory
+// nodes (ids first, 2 RPC cores each) and ComputeNodes compute nodes of
+// Threads threads (1 RPC core each), all randomness seeded by seed.
+func Config(mode transport.Mode, seed uint64) transport.Config {
+	return transport.Config{
+		ComputeNodes: ComputeNodes,
+		MemoryNodes:  MemoryNodes,
+		Threads:      Threads,
+		MemoryCores:  2,
+		ComputeCores: 1,
+		MemoryBytes:  MemoryBytes,
+		ComputeBytes: ComputeBytes,
+		DeviceBytes:  DeviceBytes,
+		Mode:         mode,
+		Seed:         seed,
+	}
+}
+
+// NewFabric builds the fabric named fabric (Sim or Local) for cfg and
+// closes it when t ends.
+func NewFabric(t testing.TB, fabric string, cfg transport.Config) transport.Fabric {
+	t.Helper()
+	var (
+		f   transport.Fabric
+		err error
+	)
+	switch fabric {
+	case Sim:
+		f, err = sim.New(cfg, sim.CX6)
+	case Local:
+		f, err = local.New(cfg)
+	default:
+		err = fmt.Errorf("fabric %q is not one of: %s, %s", fabric, Sim, Local)
+	}
+	if err != nil {
+		t.Fatalf("indextest: building the %s fabric: %v", fabric, err)
+	}
+	t.Cleanup(func() {
+		if err := f.Close(); err != nil {
+			t.Errorf("indextest: closing the %s fabric: %v", fabric, err)
+		}
+	})
+	return f
+}
+
+// Options shape an Instance. Zero fields take the suite's defaults.
+type Options struct {
+	// Fabric is Sim or Local; "" means Sim.
+	Fabric string
+	// Config is the cluster; the zero Config means
+	// Config(transport.ModePaper, 1).
+	Config transport.Config
+	// KeySize and ValueSize are the fixed key and value sizes in bytes;
+	// 0 means 8. Key and Value need at least 8.
+	KeySize, ValueSize int
+	// CacheBytes is the cache budget per compute node; 0 means
+	// DefaultCacheBytes.
+	CacheBytes uint64
+}
+
+// Instance is an index built on a fresh fabric: what every case starts
+// from, and what an index's own tests can start from too.
+type Instance struct {
+	Spec   indexes.Spec
+	Params indexes.Params
+	Env    indexes.Env
+	Fabric transport.Fabric
+	Index  indexes.Index
+	// clock stamps operations on real fabrics (see Stamp).
+	clock atomic.Int64
+}
+
+// New builds the registered index named index with raw parameters params
+// on a new fabric shaped by o, failing t if it cannot. The caller imports
+// the index's package so that it registers itself. The fabric is closed
+// when t ends.
+func New(t testing.TB, index string, params map[string]string, o Options) *Instance {
+	t.Helper()
+	spec, err := indexes.Lookup(index)
+	if err != nil {
+		t.Fatalf("indextest: %v", err)
+	}
+	p, err := spec.Resolve(params)
+	if err != nil {
+		t.Fatalf("indextest: %v", err)
+	}
+	if o.Fabric == "" {
+		o.Fabric = Sim
+	}
+	if o.Config == (transport.Config{}) {
+		o.Config = Config(transport.ModePaper, 1)
+	}
+	if o.KeySize == 0 {
+		o.KeySize = 8
+	}
+	if o.ValueSize == 0 {
+		o.ValueSize = 8
+	}
+	if o.CacheBytes == 0 {
+		o.CacheBytes = DefaultCacheBytes
+	}
+	f := NewFabric(t, o.Fabric, o.Config)
+	env := indexes.Env{Fabric: f, KeySize: o.KeySize, ValueSize: o.ValueSize, CacheBytes: o.CacheBytes}
+	idx, err := spec.Build(env, params)
+	if err != nil {
+		t.Fatalf("indextest: building %s on %s: %v", index, o.Fabric, err)
+	}
+	return &Instance{Spec: spec, Params: p, Env: env, Fabric: f, Index: idx}
+}
+
+// ComputeNodes lists the cluster's compute nodes.
+func (in *Instance) ComputeNodes() []transport.NodeID {
+	return in.Fabric.Config().ComputeNodeIDs()
+}
+
+// Load bulk-loads keys (strictly increasing) with their values through a
+// Setup endpoint of the first compute node, the node a loader would run
+// on, failing t if BulkLoad fails.
+func (in *Instance) Load(t testing.TB, keys, vals [][]byte) {
+	t.Helper()
+	if len(keys) != len(vals) {
+		t.Fatalf("indextest: Load of %d keys with %d values", len(keys), len(vals))
+	}
+	for i := 1; i < len(keys); i++ {
+		if bytes.Compare(keys[i-1], keys[i]) >= 0 {
+			t.Fatalf("indextest: Load keys not strictly increasing at %d: %x then %x", i, keys[i-1], keys[i])
+		}
+	}
+	ep := in.Fabric.Setup(in.ComputeNodes()[0])
+	err := in.Index.BulkLoad(ep, func(yield func([]byte, []byte) bool) {
+		for i := range keys {
+			if !yield(keys[i], vals[i]) {
+				return
+			}
+		}
+	})
+	if err != nil {
+		t.Fatalf("indextest: bulk load of %d keys: %v", len(keys), err)
+	}
+}
+
+// Worker names one client of a run. ID numbers the workers of one GoAll
+// call densely from 0, in the order they were added.
+type Worker struct {
+	ID        int
+	Node      transport.NodeID
+	Thread    int
+	Coroutine int
+}
+
+func (w Worker) String() string {
+	return fmt.Sprintf("worker %d (node %d thread %d coroutine %d)", w.ID, w.Node, w.Thread, w.Coroutine)
+}
+
+// GoAll adds Coroutines clients on every thread of each compute node in
+// nodes, each running body with a client of the index made on its
+// endpoint, and returns how many it added. The endpoint stops a client
+// that loops forever (SimClientLimit, LocalClientLimit) with a panic.
+// Bodies must report failures with t.Errorf, never t.Fatal: they run on
+// goroutines (local) or coroutines (sim) other than the test's.
+func (in *Instance) GoAll(nodes []transport.NodeID, body func(w Worker, ep transport.Endpoint, c indexes.Client)) int {
+	id, sim := 0, in.Fabric.Name() == Sim
+	for _, n := range nodes {
+		for th := range in.Fabric.Config().Threads {
+			for co := range Coroutines {
+				w := Worker{ID: id, Node: n, Thread: th, Coroutine: co}
+				in.Fabric.Go(n, th, func(ep transport.Endpoint) {
+					g := newGuard(ep, sim)
+					body(w, g, in.Index.NewClient(g))
+				})
+				id++
+			}
+		}
+	}
+	return id
+}
+
+// Workers is how many clients GoAll adds on nodes.
+func (in *Instance) Workers(nodes []transport.NodeID) int {
+	return len(nodes) * in.Fabric.Config().Threads * Coroutines
+}
+
+// Run runs the clients added since the last Run and fails t if one
+// panics or the fabric reports a deadlock. If they are still running after
+// RunTimeout, Run panics with every goroutine's stack: the clients cannot
+// be stopped, and closing the fabric under them would crash less clearly.
+func (in *Instance) Run(t testing.TB) {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- in.Fabric.Run() }()
+	timer := time.NewTimer(RunTimeout)
+	defer timer.Stop()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("indextest: %s on %s: run failed: %v", in.Spec.Name, in.Fabric.Name(), err)
+		}
+	case <-timer.C:
+		stacks := make([]byte, 4<<20)
+		stacks = stacks[:runtime.Stack(stacks, true)]
+		panic(fmt.Sprintf("indextest: %s: %s on %s: clients still running after %v: a deadlock or livelock\n%s",
+			t.Name(), in.Spec.Name, in.Fabric.Name(), RunTimeout, stacks))
+	}
+}
+
+// Stamp is a time for ordering operations across clients: taken at an
+// operation's call and at its return, stamps give every operation an
+// interval, and an operation whose return stamp is below another's call
+// stamp finished before the other started. On the simulator it is the
+// virtual time in ns, and equal stamps mean the order is unknown. On real
+// fabrics it is a counter shared by all clients of the instance: taking a
+// stamp is one atomic increment, so stamps never tie and are ordered as
+// the clients took them in real time, which clock reads of different
+// goroutines do not promise at nanosecond grain.
+func (in *Instance) Stamp(ep transport.Endpoint) int64 {
+	if in.Fabric.Name() == Sim {
+		return ep.Now()
+	}
+	return in.clock.Add(1)
+}
+
+// EventHash is the simulator's hash of every event so far, and false on
+// other fabrics.
+func (in *Instance) EventHash() (uint64, bool) {
+	if f, ok := in.Fabric.(*sim.Fabric); ok {
+		return f.EventHash(), true
+	}
+	return 0, false
+}
+
+// stripe deals items to n lists round-robin.
+func stripe[T any](items []T, n int) [][]T {
+	out := make([][]T, n)
+	for i, it := range items {
+		out[i%n] = append(out[i%n], it)
+	}
+	return out
+}

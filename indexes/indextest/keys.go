@@ -1,0 +1,133 @@
+package indextest
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"slices"
+
+	"github.com/google/btree"
+)
+
+// golden is SplitMix64's increment; mix its finaliser, a bijection on
+// uint64 with mix(x) == 0 only for x == 0.
+const golden = 0x9e3779b97f4a7c15
+
+func mix(x uint64) uint64 {
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}
+
+// fill fills dst with a SplitMix64 sequence seeded by seed.
+func fill(dst []byte, seed uint64) {
+	var word [8]byte
+	for off := 0; off < len(dst); off += 8 {
+		seed += golden
+		binary.BigEndian.PutUint64(word[:], mix(seed))
+		copy(dst[off:], word[:])
+	}
+}
+
+// Key returns key number i of a size-byte key space (size >= 8). Keys come
+// in groups of 16 consecutive numbers that differ only in their last byte,
+// the groups scattered over the key space: a group exercises shared
+// prefixes (radix-tree path compression, neighbouring entries of one leaf)
+// and the scattering exercises the whole space. In keys longer than 8
+// bytes the bytes before the last 8 are filler derived from the group, so
+// two groups differ early and two keys of a group differ only at the end:
+// an index that compares part of a key mixes them up. Key numbers do not
+// give key order: sort the keys. No key is all zeros.
+func Key(i uint64, size int) []byte {
+	if size < 8 {
+		panic(fmt.Sprintf("indextest: key size %d: keys need at least 8 bytes", size))
+	}
+	k := make([]byte, size)
+	g := i >> 4
+	fill(k[:size-8], g)
+	binary.BigEndian.PutUint64(k[size-8:], mix(g+1)&^0xff|i&0xf)
+	return k
+}
+
+// Value returns the size-byte value (size >= 8) with id: the id in the
+// first 8 bytes (big-endian), filler derived from it in the rest, so a
+// value torn between two writes or cut short is recognised (ValueID).
+func Value(id uint64, size int) []byte {
+	if size < 8 {
+		panic(fmt.Sprintf("indextest: value size %d: values need at least 8 bytes", size))
+	}
+	v := make([]byte, size)
+	binary.BigEndian.PutUint64(v, id)
+	fill(v[8:], id^0x6a09e667f3bcc908)
+	return v
+}
+
+// ValueID returns the id of a value made by Value, and false if v is not
+// such a value of size bytes.
+func ValueID(v []byte, size int) (uint64, bool) {
+	if len(v) != size || size < 8 {
+		return 0, false
+	}
+	id := binary.BigEndian.Uint64(v)
+	return id, bytes.Equal(v, Value(id, size))
+}
+
+// Keys returns keys numbered 0..n-1 of size bytes, sorted.
+func Keys(n, size int) [][]byte {
+	ks := make([][]byte, n)
+	for i := range ks {
+		ks[i] = Key(uint64(i), size)
+	}
+	slices.SortFunc(ks, bytes.Compare)
+	return ks
+}
+
+// kv is one entry.
+type kv struct {
+	key, val []byte
+}
+
+func (e kv) String() string { return fmt.Sprintf("%x=%x", e.key, e.val) }
+
+// model is the sorted map an index must behave like.
+type model struct {
+	t *btree.BTreeG[kv]
+}
+
+func newModel() *model {
+	return &model{t: btree.NewG(16, func(a, b kv) bool { return bytes.Compare(a.key, b.key) < 0 })}
+}
+
+func (m *model) get(k []byte) ([]byte, bool) {
+	e, ok := m.t.Get(kv{key: k})
+	return e.val, ok
+}
+
+func (m *model) set(k, v []byte) { m.t.ReplaceOrInsert(kv{key: k, val: v}) }
+
+func (m *model) del(k []byte) bool {
+	_, ok := m.t.Delete(kv{key: k})
+	return ok
+}
+
+func (m *model) len() int { return m.t.Len() }
+
+// scan lists up to n entries from start on.
+func (m *model) scan(start []byte, n int) []kv {
+	var out []kv
+	if n <= 0 {
+		return nil
+	}
+	m.t.AscendGreaterOrEqual(kv{key: start}, func(e kv) bool {
+		out = append(out, e)
+		return len(out) < n
+	})
+	return out
+}
+
+// sortedCopy returns keys sorted, leaving keys as they are.
+func sortedCopy(keys [][]byte) [][]byte {
+	s := slices.Clone(keys)
+	slices.SortFunc(s, bytes.Compare)
+	return s
+}
