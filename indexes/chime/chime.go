@@ -1,0 +1,135 @@
+package chime
+
+import (
+	"fmt"
+	"strconv"
+	"sync/atomic"
+
+	"github.com/dmbench/dmbench/indexes"
+	"github.com/dmbench/dmbench/transport"
+)
+
+const paper = "CHIME (Luo et al., SOSP'24), as measured in DMTree (FAST'26) sections 2.3-2.4 and 5"
+
+func init() {
+	indexes.Register(indexes.Spec{
+		Name:    "chime",
+		Paper:   paper,
+		Summary: "B+-tree with hopscotch-hashed leaves: one neighbourhood READ per search, vacancy-aware masked-CAS leaf locks",
+		Params: []indexes.Param{
+			{Name: "span", Kind: indexes.KindInt, Default: "64", Min: 4, Max: 1024,
+				Doc: "leaf span: entry slots per leaf (CHIME 64; the DMTree experiments use 32)"},
+			{Name: "neighbourhood", Kind: indexes.KindInt, Default: "8", Min: 2, Max: 64,
+				Doc: "hopscotch neighbourhood: slots a key may sit from its home slot, read by every search"},
+			{Name: "innerspan", Kind: indexes.KindInt, Default: "64", Min: 4, Max: 1024,
+				Doc: "internal node span: separators per internal node"},
+			{Name: "hotspot", Kind: indexes.KindFloat, Default: "0.3", Min: 0, Max: 0.9,
+				Doc: "fraction of the cache given to the hotspot buffer (CHIME: 30 MB of a 100 MB cache); 0 disables speculative searches"},
+			{Name: "maskedcas", Kind: indexes.KindBool, Default: "true",
+				Doc: "lock leaves with masked CAS; false stands for MLNX_OFED >= 5.1, whose drivers dropped masked CAS (DMTree section 5.1): plain 64-bit CAS with the lock word's last-seen value"},
+		},
+		PaperMode: func(indexes.Params) string {
+			return "per-cacheline 1-byte versions detect a torn leaf entry only if every 64-byte line lands whole; in strict mode a line can mix old and new bytes under matching versions, so searches may return torn values"
+		},
+		New: New,
+	})
+}
+
+// Chime is one CHIME index over a fabric.
+type Chime struct {
+	env       indexes.Env
+	params    indexes.Params
+	g         geometry
+	ig        innerGeometry
+	maskedCAS bool
+	root      transport.GAddr // word holding the root node's address
+	allocs    []*transport.Allocator
+	caches    []*nodeCache     // per compute node, indexed by NodeID
+	hot       []*hotspotBuffer // per compute node
+	hints     []*lockHints     // per compute node, plain-CAS mode only
+	locals    []*localLockTable
+	leaves    atomic.Uint64
+	inners    atomic.Uint64
+}
+
+// New builds an empty CHIME: one empty leaf under a root at level 1.
+func New(env indexes.Env, p indexes.Params) (indexes.Index, error) {
+	if env.KeySize <= 0 || env.ValueSize < 0 {
+		return nil, fmt.Errorf("key size %d and value size %d: need a positive key size", env.KeySize, env.ValueSize)
+	}
+	g, err := newGeometry(env.KeySize, env.ValueSize, p.Int("span"), p.Int("neighbourhood"))
+	if err != nil {
+		return nil, err
+	}
+	x := &Chime{env: env, params: p, g: g, ig: newInnerGeometry(env.KeySize, p.Int("innerspan")), maskedCAS: p.Bool("maskedcas")}
+	f := env.Fabric
+	cfg := f.Config()
+	main, err := f.Region(cfg.MemoryNodeIDs()[0], "main")
+	if err != nil {
+		return nil, err
+	}
+	x.root = main.Base
+	n := cfg.NodeCount()
+	x.allocs = make([]*transport.Allocator, n)
+	x.caches = make([]*nodeCache, n)
+	x.hot = make([]*hotspotBuffer, n)
+	x.hints = make([]*lockHints, n)
+	x.locals = make([]*localLockTable, n)
+	hotBudget := uint64(float64(env.CacheBytes) * p.Float("hotspot"))
+	for i := range n {
+		x.allocs[i] = transport.NewAllocator(f, 0)
+		x.caches[i] = newNodeCache(env.CacheBytes-hotBudget, x.ig.bytes)
+		x.hot[i] = newHotspotBuffer(hotBudget, env.KeySize)
+		x.locals[i] = &localLockTable{}
+		if !x.maskedCAS {
+			x.hints[i] = newLockHints()
+		}
+	}
+	if err := x.init(f.Setup(cfg.MemoryNodeIDs()[0])); err != nil {
+		return nil, fmt.Errorf("initialising the tree: %w", err)
+	}
+	return x, nil
+}
+
+// Info describes the instance.
+func (x *Chime) Info() indexes.Info {
+	var cache, hits, lookups uint64
+	for i, c := range x.caches {
+		if x.env.Fabric.Config().Role(transport.NodeID(i)) != transport.RoleCompute {
+			continue
+		}
+		cache += c.bytes(x.ig.bytes) + x.hot[i].bytes(x.env.KeySize)
+		hits += c.hits.Load()
+		lookups += c.lookups.Load()
+	}
+	params := indexes.Params{}
+	for k, v := range x.params {
+		params[k] = v
+	}
+	params["maskedcas"] = strconv.FormatBool(x.maskedCAS)
+	return indexes.Info{
+		Name: "chime", Paper: paper, Params: params,
+		CacheBytes:   cache,
+		MemoryBytes:  x.leaves.Load()*uint64(x.g.leafBytes) + x.inners.Load()*uint64(x.ig.bytes),
+		CacheHits:    hits,
+		CacheLookups: lookups,
+	}
+}
+
+// NewClient makes a client for one coroutine.
+func (x *Chime) NewClient(ep transport.Endpoint) indexes.Client {
+	n := ep.Node()
+	return &client{x: x, ep: ep, g: &x.g, cache: x.caches[n], hot: x.hot[n], hints: x.hints[n], locals: x.locals[n], alloc: x.allocs[n]}
+}
+
+// client runs the operations of one coroutine.
+type client struct {
+	x      *Chime
+	ep     transport.Endpoint
+	g      *geometry
+	cache  *nodeCache
+	hot    *hotspotBuffer
+	hints  *lockHints
+	locals *localLockTable
+	alloc  *transport.Allocator
+}

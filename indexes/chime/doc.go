@@ -1,0 +1,132 @@
+// Package chime is CHIME (Luo et al., SOSP'24): a B+-tree on disaggregated
+// memory whose leaves are hopscotch hash tables, so that a point operation
+// reads one key's neighbourhood instead of a whole leaf while a scan still
+// reads a range of entries stored together. It follows the design the
+// DMTree paper (FAST'26, sections 2.3-2.4) describes and measures, with
+// the layouts and constants of the authors' code (github dmemsys/CHIME):
+// internal span 64, leaf span 64, neighbourhood 8, a 1-byte version per
+// 64-byte cacheline, metadata replicated per neighbourhood group, a
+// vacancy bitmap in the lock word, and a hotspot buffer of 30% of the
+// cache (30 MB of 100 MB).
+//
+// # Leaf layout
+//
+// K is the key size, V the value size, S the span, N the neighbourhood.
+//
+//	header, one cacheline:
+//	[0, 8)       lock word: bit 63 lock, bits 0..B-1 vacancy bitmap
+//	             (B = min(S, 63) buckets; a set bit: the bucket may have room)
+//	[8]          flags: bit 0 = low fence is -inf
+//	[9, 9+K)     low fence (inclusive), never changes
+//	...          pad to 64
+//
+//	stream, from byte 64: cachelines of [version 1 B][63 B of items]
+//	items, packed across cachelines (logical offsets):
+//	group 0:  entry 0 .. entry N-1, then replica 0
+//	group 1:  entry N .. entry 2N-1, then replica 1   ... ceil(S/N) groups
+//	entry   (1+K+V B): [hdr][key K][value V]
+//	replica (10+K B):  [hdr][flags: bit 0 = high fence +inf][sibling 8][high fence K]
+//	hdr:    bit 7 occupied, bits 4-6 node version, bits 0-3 entry version
+//
+// A cacheline's version byte belongs to the item covering the line's first
+// payload byte and repeats that item's version bits. Every rewrite of an
+// entry advances its entry version; a split rewrites the whole old leaf
+// with the next node version. A reader rejects an item whose owned
+// version bytes disagree with its header (a WRITE landed half-way) and a
+// read whose items disagree on the node version (a split landed during
+// it). With 8-byte keys and values an entry is 17 B and a span-64 leaf
+// 64 + 20 lines = 1344 B; with the DMTree setup (24 B keys, span 32) an
+// entry is 33 B and a leaf 64 + 19 lines = 1280 B (the paper: "about
+// 1.3 KB"). A neighbourhood READ of 8 such entries moves about 300 B.
+//
+// Any N consecutive slots contain the end of one group, so the READ of a
+// neighbourhood always carries one replica of the high fence and sibling:
+// a search validates its leaf without another READ.
+//
+// # Internal node layout (read and written whole)
+//
+//	[0, 8)    lock word (bit 63)
+//	[8, 16)   front version
+//	[16]      level (leaves are 0)   [17] flags: bit 0 low -inf, bit 1 high +inf
+//	[18, 20)  separator count        [24, 32) right sibling
+//	[32, 40)  leftmost child         [40, 40+2K) low and high fences
+//	then span x [separator K][child 8]; the rear version in the last 8 bytes
+//
+// Compute nodes cache internal nodes keyed by (level, low fence) within
+// (1 - hotspot) of Env.CacheBytes and walk down from a cached level-1 node.
+//
+// # Verbs per operation (warm cache; S, N as configured)
+//
+//	search       1 READ of the N-entry neighbourhood and its replica
+//	             (2 READs in one doorbell when it wraps past the leaf's end),
+//	             or, when the hotspot buffer knows the key's slot, 1 READ of
+//	             that one entry (falling back to the neighbourhood on a miss)
+//	update       masked CAS on the lock bit (returns the vacancy bitmap),
+//	             READ of the neighbourhood, then one doorbell: WRITE entry,
+//	             WRITE lock word (unlock + new bitmap) = 4 verbs
+//	delete       as update, the entry WRITE clearing it
+//	insert       masked CAS, READ of the neighbourhood extended to the first
+//	             bucket the bitmap marks as having room, one doorbell of
+//	             1 + d entry WRITEs (d hopscotch displacements, each moved
+//	             entry's new slot first) and the unlock WRITE; when no
+//	             reachable slot can be freed: a READ of the whole leaf and
+//	             then either that insert or a split
+//	leaf split   READ whole leaf (above), one doorbell: WRITE new leaf,
+//	             WRITE old leaf's stream, WRITE unlock; then for the parent:
+//	             CAS lock, READ node, one doorbell: WRITE node, WRITE unlock
+//	             (an internal split adds a WRITE of the new node; a root
+//	             split a WRITE of the new root and a CAS of the root pointer)
+//	scan         1 READ per leaf, whole, following sibling pointers; each
+//	             leaf's entries are sorted locally
+//
+// A stale cached level-1 node shows as a replica whose high fence is at
+// or below the key: the operation follows the sibling (one more READ or
+// lock) and drops the cached node. Writers of one compute node queue on a
+// local lock per leaf before the remote lock (CHIME's local lock table).
+//
+// # maskedcas=false
+//
+// NVIDIA's MLNX_OFED 5.1 and later dropped masked CAS; the DMTree authors
+// "replaced these verbs with alternative approaches" (section 5.1) and
+// their artifact issues it as a plain 64-bit CAS. A plain CAS must name
+// the whole word, bitmap included, so this mode compares against the last
+// lock word this compute node saw for the leaf (released by its own
+// unlocks) and, when that guess is stale, retries with the word the failed
+// CAS returned: 1 CAS when the guess holds, 2 when another node changed
+// the bitmap meanwhile. Info().Params records the mode.
+//
+// # Deviations
+//
+//   - Entries carry no 16-bit hop bitmap: a writer rehashes the keys of the
+//     neighbourhood it has read to find displaceable entries (charged as
+//     hashes). Reads never need the bitmap because they read the whole
+//     neighbourhood, so only writers pay, and leaves lose 2 B per entry.
+//   - The metadata replica follows its group rather than leading it, so an
+//     N-slot read always holds exactly one replica; CHIME's code leads with
+//     it and widens the read instead.
+//   - Leaf versions are per item with 4-bit entry and 3-bit node versions;
+//     CHIME packs 4+4 bits. The occupied bit takes the eighth.
+//   - A set vacancy bit means "this bucket may have room": writers clear
+//     it only for buckets they have read whole, so a stale bit costs one
+//     more READ of the leaf, never a wrong placement.
+//   - No write combining or read delegation across the coroutines of a
+//     compute node (CHIME inherits both from SMART/Sherman); writers of
+//     one node only queue on the local lock table. Zipfian writes
+//     therefore pay one remote lock round per write.
+//   - Displacements never move an entry around the ring's end (from the
+//     last slots to the first): a reader whose READ of the whole leaf runs
+//     upwards while such a move lands could miss the entry. Keys still
+//     wrap into the first slots when inserted; only moves are restricted.
+//   - Leaves never merge; deletes leave empty slots for later inserts.
+//   - Scans follow sibling pointers one leaf at a time instead of reading
+//     the leaves a cached internal node names in parallel.
+//   - Bulk load fills leaves and internal nodes to three quarters.
+//
+// # Memory semantics
+//
+// CHIME relies on 64-byte cacheline atomicity (transport.ModePaper): the
+// per-cacheline versions say nothing about a line whose bytes land in any
+// order, so in strict mode a search may return a torn value; the
+// registration's PaperMode says so and the conformance suite logs such
+// violations in strict mode instead of failing them.
+package chime

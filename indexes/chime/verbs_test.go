@@ -1,0 +1,169 @@
+package chime
+
+import (
+	"encoding/binary"
+	"fmt"
+	"iter"
+	"testing"
+
+	"github.com/dmbench/dmbench/indexes"
+	"github.com/dmbench/dmbench/transport"
+	"github.com/dmbench/dmbench/transport/sim"
+)
+
+func key(i uint64) []byte { return binary.BigEndian.AppendUint64(nil, i*2+2) }
+
+func load(n uint64) iter.Seq2[[]byte, []byte] {
+	return func(yield func([]byte, []byte) bool) {
+		for i := range n {
+			if !yield(key(i), key(i)) {
+				return
+			}
+		}
+	}
+}
+
+func build(t *testing.T, f transport.Fabric, raw map[string]string) *Chime {
+	t.Helper()
+	spec, err := indexes.Lookup("chime")
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, err := spec.Build(indexes.Env{Fabric: f, KeySize: 8, ValueSize: 8, CacheBytes: 4 << 20}, raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return idx.(*Chime)
+}
+
+// unwrapped returns a loaded key whose neighbourhood does not wrap past
+// the leaf's end, skipping skip.
+func unwrapped(g *geometry, from uint64, skip map[uint64]bool) uint64 {
+	for i := from; ; i++ {
+		if !skip[i] && g.home(key(i))+g.nbr <= g.span {
+			return i
+		}
+	}
+}
+
+func neighbourhoodBytes(g *geometry, k []byte) uint64 {
+	var n uint64
+	for _, s := range g.segments(g.home(k), g.nbr) {
+		n += uint64(s.hi - s.lo)
+	}
+	return n
+}
+
+// Golden verb counts with a warm cache: the sequences doc.go lists.
+func TestVerbsPerOperation(t *testing.T) {
+	for _, masked := range []bool{true, false} {
+		t.Run(fmt.Sprintf("maskedcas=%v", masked), func(t *testing.T) {
+			cfg := transport.Config{ComputeNodes: 1, MemoryNodes: 1, Threads: 1, MemoryCores: 1, ComputeCores: 1, MemoryBytes: 64 << 20}
+			f, err := sim.New(cfg, sim.CX6)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			x := build(t, f, map[string]string{"span": "32", "maskedcas": fmt.Sprint(masked)})
+			if err := x.BulkLoad(f.Setup(1), load(1000)); err != nil {
+				t.Fatal(err)
+			}
+			g := &x.g
+			used := map[uint64]bool{}
+			pick := func(from uint64) uint64 { i := unwrapped(g, from, used); used[i] = true; return i }
+			hot, upd, del := pick(100), pick(200), pick(300)
+			lockKind := transport.VerbMaskedCAS
+			if !masked {
+				lockKind = transport.VerbCAS
+			}
+			// The speculative READ moves exactly the slot the hotspot
+			// buffer remembers (17 or 18 bytes: slots that open a
+			// cacheline own its version byte).
+			entryBytes := func() uint64 {
+				_, slot, _ := x.hot[1].lookup(key(hot))
+				lo, hi := g.slotRange(slot)
+				return uint64(hi - lo)
+			}
+
+			type op struct {
+				name string
+				do   func(c indexes.Client) error
+				want func(c transport.Counters) error
+			}
+			exact := func(kind transport.VerbKind, n, out, in uint64) func(transport.Counters) error {
+				return func(got transport.Counters) error {
+					if got[kind] != (transport.VerbCount{Count: n, BytesOut: out, BytesIn: in}) || got.Verbs() != n {
+						return fmt.Errorf("got %+v, want only %d %v of %d/%d bytes", got, n, kind, out, in)
+					}
+					return nil
+				}
+			}
+			write := func(k []byte) func(transport.Counters) error {
+				return func(got transport.Counters) error {
+					if got[lockKind].Count != 1 || got[transport.VerbRead].Count != 1 ||
+						got[transport.VerbRead].BytesIn != neighbourhoodBytes(g, k) || got[transport.VerbWrite].Count != 2 ||
+						got.Verbs() != 4 {
+						return fmt.Errorf("got %+v, want 1 %v, 1 READ of %d bytes, 2 WRITEs", got, lockKind, neighbourhoodBytes(g, k))
+					}
+					return nil
+				}
+			}
+			ops := []op{
+				{"search", func(c indexes.Client) error { return expect(c, hot) },
+					exact(transport.VerbRead, 1, 0, neighbourhoodBytes(g, key(hot)))},
+				{"speculative search", func(c indexes.Client) error { return expect(c, hot) },
+					func(got transport.Counters) error {
+						return exact(transport.VerbRead, 1, 0, entryBytes())(got)
+					}},
+				{"update", func(c indexes.Client) error { return c.Update(key(upd), key(7)) }, write(key(upd))},
+				{"delete", func(c indexes.Client) error { return c.Delete(key(del)) }, write(key(del))},
+				{"insert", func(c indexes.Client) error { return c.Insert(key(del), key(del)) },
+					func(got transport.Counters) error {
+						if got[lockKind].Count != 1 || got[transport.VerbRead].Count != 1 || got[transport.VerbWrite].Count < 2 {
+							return fmt.Errorf("got %+v, want 1 %v, 1 READ, >= 2 WRITEs", got, lockKind)
+						}
+						return nil
+					}},
+			}
+			f.Go(1, 0, func(ep transport.Endpoint) {
+				c := x.NewClient(ep)
+				// Warm the cache: root and level-1 node, and for the
+				// plain-CAS fallback the lock words of the leaves.
+				for _, i := range []uint64{hot, upd, del} {
+					if err := expect(c, i); err != nil {
+						t.Error(err)
+					}
+					if !masked {
+						if err := c.Update(key(i), key(i)); err != nil {
+							t.Error(err)
+						}
+					}
+				}
+				x.hot[ep.Node()].forget(key(hot))
+				for i, o := range ops {
+					ep.SetTag(transport.Tag(i + 1))
+					if err := o.do(c); err != nil {
+						t.Errorf("%s: %v", o.name, err)
+					}
+				}
+			})
+			if err := f.Run(); err != nil {
+				t.Fatal(err)
+			}
+			st := f.Stats()
+			for i, o := range ops {
+				if err := o.want(st.Verbs.ByTag[i+1]); err != nil {
+					t.Errorf("%s: %v", o.name, err)
+				}
+			}
+		})
+	}
+}
+
+func expect(c indexes.Client, i uint64) error {
+	v, ok, err := c.Search(key(i))
+	if err == nil && (!ok || string(v) != string(key(i))) {
+		err = fmt.Errorf("search(%d) = %x, %v", i, v, ok)
+	}
+	return err
+}

@@ -1,0 +1,146 @@
+package chime
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/dmbench/dmbench/cost"
+	"github.com/dmbench/dmbench/indexes"
+	"github.com/dmbench/dmbench/transport"
+)
+
+type writeKind uint8
+
+const (
+	opInsert writeKind = iota
+	opUpdate
+	opDelete
+)
+
+func (c *client) Insert(key, val []byte) error { return c.write(opInsert, key, val) }
+func (c *client) Update(key, val []byte) error { return c.write(opUpdate, key, val) }
+func (c *client) Delete(key []byte) error      { return c.write(opDelete, key, nil) }
+
+// write is every leaf write: masked CAS on the lock bit (returning the
+// vacancy bitmap), READ of the neighbourhood (for an insert extended to
+// the nearest bucket with room), then one doorbell batch of entry WRITEs
+// and the unlocking WRITE of the new bitmap. An insert that finds no room
+// it can reach re-reads the whole leaf; one that still finds none splits.
+func (c *client) write(kind writeKind, key, val []byte) error {
+	c.ep.Compute(cost.HashKey())
+	leaf, parent, err := c.leafFor(key)
+	if err != nil {
+		return err
+	}
+	h := c.g.home(key)
+	for {
+		next, err := c.writeLeaf(kind, leaf, h, key, val)
+		if err != nil || next == 0 {
+			return err
+		}
+		parent = c.stale(parent)
+		leaf = next
+	}
+}
+
+// writeLeaf performs the write on leaf under its lock. next is the right
+// sibling to try when leaf no longer owns key.
+func (c *client) writeLeaf(kind writeKind, leaf transport.GAddr, h int, key, val []byte) (next transport.GAddr, err error) {
+	local := c.locals.of(leaf)
+	local.Lock(c.ep)
+	defer local.Unlock()
+	vac, err := c.lockLeaf(leaf)
+	if err != nil {
+		return 0, err
+	}
+	unlocked := false
+	defer func() {
+		if unlocked {
+			return
+		}
+		if uerr := c.ep.Post(c.unlockOp(leaf, vac)); err == nil {
+			err = uerr
+		}
+	}()
+	n := c.g.nbr
+	if kind == opInsert {
+		n = c.reach(h, vac)
+	}
+	w, err := c.readLocked(leaf, h, n)
+	if err != nil {
+		return 0, err
+	}
+	if !w.owns(key) {
+		return w.meta.sibling, nil
+	}
+	i := w.find(key)
+	switch {
+	case i >= 0 && kind == opDelete:
+		w.set(i, nil, nil)
+	case i >= 0:
+		w.set(i, key, val)
+	case kind != opInsert:
+		return 0, indexes.ErrNotFound
+	default:
+		placed := w.insert(key, val, h, c.home)
+		if !placed && len(w.slots) < c.g.span {
+			// The bitmap promised room the neighbourhood cannot reach:
+			// read the rest of the leaf.
+			if w, err = c.readLocked(leaf, h, c.g.span); err != nil {
+				return 0, err
+			}
+			placed = w.insert(key, val, h, c.home)
+		}
+		if !placed {
+			sep, right, err := c.split(w, key, val)
+			if err != nil {
+				return 0, err
+			}
+			unlocked = true
+			// The leaf is consistent and unlocked: only the local lock,
+			// which keeps this node's writers of the leaf queued, is held
+			// while the parent is updated.
+			return 0, c.insertSeparator(1, sep, right)
+		}
+	}
+	ops := append(w.writeOps(), c.unlockOp(leaf, w.vacancy(vac)))
+	unlocked = true
+	if err := c.ep.Post(ops...); err != nil {
+		return 0, fmt.Errorf("writing leaf %v: %w", leaf, err)
+	}
+	return 0, nil
+}
+
+// readLocked reads a window of a leaf this client has locked. No writer
+// can tear it, but a reader-side retry costs nothing to keep.
+func (c *client) readLocked(leaf transport.GAddr, h, n int) (*window, error) {
+	for {
+		w, err := c.readWindow(leaf, h, n)
+		if !errors.Is(err, errTorn) {
+			return w, err
+		}
+	}
+}
+
+// home hashes an entry's key to its home slot, charging the hash.
+func (c *client) home(key []byte) int {
+	c.ep.Compute(cost.HashKey())
+	return c.g.home(key)
+}
+
+// reach is how many slots from home h an insert reads: the neighbourhood,
+// extended through the first bucket the vacancy bitmap marks as having
+// room; the whole leaf when none is marked.
+func (c *client) reach(h int, vac uint64) int {
+	g := c.g
+	for d := range g.span {
+		s := (h + d) % g.span
+		b := g.bucket(s)
+		if vac&(1<<b) == 0 {
+			continue
+		}
+		_, hi := g.bucketSlots(b)
+		return min(g.span, max(g.nbr, g.dist(h, hi-1)+1))
+	}
+	return g.span
+}

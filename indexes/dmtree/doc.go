@@ -1,0 +1,87 @@
+// Package dmtree is DMTree (Wei et al., FAST'26): the FP-B+-tree of
+// package fpbtree with its compute-side collaborative design (sections 3
+// and 4). Fingerprint tables and leaf locks move from the memory node to
+// the compute nodes, whose one-sided RDMA resources are otherwise idle, so
+// that a point operation leaves the memory node with the verbs of the
+// Expected line of Figure 3.
+//
+// # Mechanisms and where they are
+//
+//   - Private internal cache (3.2.1): bottom-level internal nodes only,
+//     upper levels rebuilt locally, FIFO eviction within Env.CacheBytes
+//     (fpbtree's nodeCache).
+//   - Collaborative fingerprint storage (3.2.1, 3.2.3): each compute node
+//     registers a region "dmtree-fp" (Fabric.AddRegion); a leaf's table
+//     lives at the same offset on all of them, the primary on the node a
+//     consistent-hashing ring with virtual nodes picks from the offset
+//     (ring.go), cached copies elsewhere. Searches use the local copy when
+//     its version matches the cached internal entry, else READ the primary
+//     from its node; writers READ and WRITE only the primary and refresh
+//     their own copy locally.
+//   - Consistency (3.2.2): version IDs on entries, bottom internal entries
+//     and tables; CRCs on tables, internal nodes, leaf headers, and entries
+//     larger than a cacheline. A fingerprint miss or a mismatching entry in
+//     a cached copy redirects to the primary; a version mismatch refreshes
+//     the internal cache (and, if still stale, the leaf header decides).
+//   - Compute-side locking (3.3): the lock word ends the primary table
+//     block; CAS at the primary's node locks, the table WRITE of an insert
+//     unlocks, an update unlocks with its own WRITE. Internal-node locks
+//     stay at the end of each node on the memory node.
+//   - Section 4.1: scans READ the table and then only the runs of
+//     non-empty slots; read delegation and write combining batch
+//     concurrent operations on one key of one compute node, at most
+//     batch_limit to a batch.
+//   - Splits, deletes with merge, scans across leaves: package fpbtree.
+//   - Compute-node failure (4.3): FailComputeNode takes a node off the
+//     ring; survivors rebuild the tables it was primary for from the leaves.
+//   - Ablation (Figure 16): variant=fpbtree|rdmaopt|cache|concur.
+//
+// # Layout (bytes)
+//
+// Leaves and internal nodes as in package fpbtree (K=24, V=8, span 32: a
+// 2,240-byte leaf with 40-byte entries in 64-byte slots; 1,664-byte
+// internal nodes). The in-leaf table block is unused from variant cache
+// on. A table block on a compute node, at a 64-byte slot of "dmtree-fp":
+//
+//	[0, 32)   fingerprints, one per leaf slot (0 = empty)
+//	[32, 40)  version ID of the leaf
+//	[40, 48)  CRC of fingerprints and version
+//	[48, 56)  lock word (meaningful on the primary only)
+//	[56, 64)  padding
+//
+// Table offsets are allocated from per-compute-node stripes of the region
+// (slot t*C+i for node i), so allocation needs no coordination.
+//
+// # Verbs per operation (warm caches, primary table on a peer)
+//
+//	           memory node                        compute peer
+//	search     READ entry (40 B)                  -  (READ table, 48 B, when the local copy misses)
+//	update     READ entry, WRITE entry            CAS lock, READ table, WRITE unlock (8 B)
+//	insert     WRITE entry                        CAS lock, READ table, WRITE table+unlock (56 B)
+//	delete     READ entry, WRITE valid word       CAS lock, READ table, WRITE table+unlock
+//	scan       1 READ of the non-empty slot runs  READ table
+//	           per leaf
+//
+// With the primary on the caller's node the peer column is local memory
+// access and is not counted. Variant cache: the lock CAS and the unlock
+// WRITE go to the memory node (update 4 + 1, insert 3 + 2). Variants
+// fpbtree and rdmaopt: package fpbtree's counts, all at the memory node
+// (rdmaopt scans READ the table and the runs). The golden tests in
+// verbs_test.go pin every one of these.
+//
+// # Deviations
+//
+//   - As package fpbtree: padded entry slots, bulk load fill, merge only
+//     with a right neighbour under the same parent, no node reclamation.
+//   - Fingerprint storage has its own region (fp_region_bytes) rather than
+//     sharing Env.CacheBytes with the internal cache; tables are never
+//     spilled to the memory node when compute memory runs out (3.2.1).
+//   - Cached copies are refreshed when read from the primary, never pushed
+//     asynchronously; a stale copy is found out by a miss or a mismatch.
+//   - Failure recovery runs with writers quiesced and rebuilds eagerly;
+//     membership is a shared ring swapped in process (no failure detector,
+//     no verbs for membership), and a ring lookup is not charged as
+//     compute work.
+//   - Entries of at most 64 bytes carry no CRC, as in the paper, so the
+//     index relies on paper-mode cacheline atomicity (Spec.PaperMode).
+package dmtree

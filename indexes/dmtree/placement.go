@@ -1,0 +1,90 @@
+package dmtree
+
+import (
+	"fmt"
+	"sync/atomic"
+
+	"github.com/dmbench/dmbench/indexes/fpbtree"
+	"github.com/dmbench/dmbench/transport"
+)
+
+// regionName is the region every compute node registers for tables.
+const regionName = "dmtree-fp"
+
+// collaborative is DMTree's collaborative fingerprint storage (section
+// 3.2.1, 3.2.3): every compute node registers a table region, and a
+// leaf's table lives at the same offset on all of them: the primary on
+// the node the ring picks for the offset, cached copies on the others.
+// The lock word ends the primary table block (section 3.3).
+type collaborative struct {
+	g       *fpbtree.Geometry
+	ring    atomic.Pointer[ring]
+	base    map[transport.NodeID]transport.GAddr // region base per compute node; read-only after New
+	size    uint64
+	compute []transport.NodeID
+	stripe  map[transport.NodeID]int // node's index among compute nodes; read-only after New
+	next    []atomic.Uint64          // per compute node: next table of its stripe
+	tables  atomic.Uint64
+}
+
+func newCollaborative(f transport.Fabric, g *fpbtree.Geometry, regionBytes uint64, vnodes int) (*collaborative, error) {
+	p := &collaborative{g: g, size: regionBytes, base: map[transport.NodeID]transport.GAddr{}, stripe: map[transport.NodeID]int{}}
+	p.compute = f.Config().ComputeNodeIDs()
+	p.next = make([]atomic.Uint64, len(p.compute))
+	for i, n := range p.compute {
+		r, err := f.AddRegion(n, regionName, regionBytes)
+		if err != nil {
+			return nil, fmt.Errorf("fingerprint-table region on compute node %d: %w", n, err)
+		}
+		p.base[n] = r.Base
+		p.stripe[n] = i
+		p.next[i].Store(1) // offset 0 would read as "no table"
+	}
+	r, err := newRing(p.compute, vnodes)
+	if err != nil {
+		return nil, err
+	}
+	p.ring.Store(r)
+	return p, nil
+}
+
+// NewTable allocates a table offset from the caller's stripe of the
+// region (table t of compute node i is slot t*C+i), so that compute nodes
+// allocate without coordinating; the ring, not the allocator, decides the
+// primary.
+func (p *collaborative) NewTable(ep transport.Endpoint, _ transport.GAddr) (uint64, error) {
+	i, ok := p.stripe[ep.Node()]
+	if !ok {
+		return 0, fmt.Errorf("new fingerprint table from node %d, not a compute node", ep.Node())
+	}
+	slot := p.next[i].Add(1) - 1
+	off := (slot*uint64(len(p.compute)) + uint64(i)) * uint64(p.g.TableRun)
+	if off+uint64(p.g.TableRun) > p.size {
+		return 0, fmt.Errorf("fingerprint-table region of %d bytes is full (raise fp_region_bytes)", p.size)
+	}
+	p.tables.Add(1)
+	return off, nil
+}
+
+// Primary is the table at its offset on the node the ring picks.
+func (p *collaborative) Primary(_ transport.GAddr, fp uint64) (transport.GAddr, error) {
+	return p.base[p.ring.Load().lookup(fp)].Add(fp), nil
+}
+
+// Copy is the same offset on the caller's node when it is not the primary.
+func (p *collaborative) Copy(n transport.NodeID, fp uint64) (transport.GAddr, bool) {
+	b, ok := p.base[n]
+	if !ok || p.ring.Load().lookup(fp) == n {
+		return 0, false
+	}
+	return b.Add(fp), true
+}
+
+// Lock is the primary table block's last word.
+func (p *collaborative) Lock(leaf transport.GAddr, fp uint64) (transport.GAddr, error) {
+	a, err := p.Primary(leaf, fp)
+	return a.Add(uint64(p.g.LockOffset())), err
+}
+
+// bytes is the primary tables' footprint over all compute nodes.
+func (p *collaborative) bytes() uint64 { return p.tables.Load() * uint64(p.g.TableRun) }

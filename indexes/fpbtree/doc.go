@@ -1,0 +1,77 @@
+// Package fpbtree is the FP-B+-tree on disaggregated memory of DMTree
+// (FAST'26) section 2.3 and Figure 4: a B+-tree whose leaves carry a
+// fingerprint table, one byte per slot, so that a point operation reads
+// the table and then exactly one entry instead of the whole leaf. It is
+// also the tree DMTree is built on (section 3.1): package dmtree supplies
+// a Placement that moves tables and locks to compute nodes and switches on
+// the section 4.1 optimisations through Options.
+//
+// # Layout (bytes; K key, V value, S span, I internal span)
+//
+// Leaf, on a memory node, 64-byte aligned:
+//
+//	[0, 8)          version ID (>= 1), bumped whenever the leaf's key range changes
+//	[8, 16)         lock word (used only by DMTree's "cache" ablation step)
+//	[16, 24)        right sibling
+//	[24, 32)        fingerprint-table pointer (0: the table is in the leaf)
+//	[32, 40)        flags: high fence is +inf; leaf merged away (dead)
+//	[40, 40+K)      low fence;  [40+K, 40+2K) high fence
+//	[40+2K, 48+2K)  CRC of the header (it spans two cachelines)
+//	padding to H = roundup(48+2K, 64)                      (K=24: H = 128)
+//	[H, H+T)        fingerprint-table block, T = roundup(S, 8) + 24:
+//	                  S fingerprints (0 = empty slot), pad to 8,
+//	                  version ID, CRC of fingerprints+version, lock word last
+//	padding to 64                                          (S=32: T = 56 -> 64)
+//	then S entry slots of stride P:
+//	                  [0, 8) valid bit + version ID << 1, [8, 8+K) key, value,
+//	                  and a CRC when 8+K+V > 64
+//
+// An entry is 8+K+V bytes (40 with K=24, V=8, as in the DMTree artifact).
+// P is the next power of two (64 for 40-byte entries) so that no entry
+// straddles a cacheline; S=32, K=24, V=8 gives a 2,240-byte leaf.
+//
+// Internal node, on a memory node: version, sibling, level and count,
+// flags, low and high fences (32+2K bytes), I entries of K+24 bytes (key,
+// child, child leaf's version ID and fingerprint-table pointer in the
+// bottom level), CRC, lock word last; rounded to 64 bytes (1,664 with
+// K=24, I=32). The root's address is the first word of memory node 0.
+//
+// # Verbs per operation (warm cache, no split; DMTree sections 2.3-2.4, Figure 9)
+//
+//	search  2: READ table (S+16 bytes), READ entry
+//	update  5: CAS lock, READ table, READ entry, WRITE entry, WRITE unlock
+//	insert  4: CAS lock, READ table (finds an empty slot and any matching
+//	           fingerprint), WRITE entry, WRITE table (its lock word last: unlocks)
+//	delete  5: CAS lock, READ table, READ entry, WRITE entry's valid word,
+//	           WRITE table (unlocks)
+//	scan    1 READ of the whole leaf per leaf visited
+//
+// All at the memory node. A fingerprint that matches another key costs one
+// more entry READ (about S/255 of inserts, fewer of searches). A split READs
+// the leaf, WRITEs the new leaf and the rewritten old one, and updates the
+// parent with CAS, READ and a doorbell batch of node WRITE + unlock WRITE.
+// A cache miss READs the root pointer and one node per level.
+//
+// # Consistency
+//
+// Every entry and table carries the version ID of its leaf, and the bottom
+// internal entries carry the version their leaf had when they were written
+// (DMTree section 3.2.2). A reader whose cached version disagrees with what
+// it reads refreshes the bottom-level node, and if that still disagrees
+// reads the leaf header and follows sibling pointers. A split or merge
+// rewrites every slot of the leaves it changes under the new version, so a
+// reader holding an old version never takes a moved entry for a live one.
+// Internal nodes, tables and headers carry CRCs; writers hold the leaf lock.
+//
+// # Deviations
+//
+//   - Entry slots are padded to a power of two so an entry never straddles
+//     a cacheline: the paper packs 40-byte entries (a 1.3 KB leaf), which in
+//     paper memory mode could tear; the padding costs scan bandwidth.
+//   - Only the bottom internal level is cached (FIFO under Env.CacheBytes),
+//     as DMTree does; the paper does not say how its FP-B+-tree caches.
+//   - BulkLoad fills nodes to bulk_fill instead of preloading by inserts.
+//   - Merges happen only between an emptied leaf and its right neighbour
+//     under the same parent; internal nodes never merge; freed nodes are not
+//     reclaimed (the paper uses a background thread).
+package fpbtree

@@ -1,0 +1,162 @@
+package fpbtree
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/dmbench/dmbench/cost"
+	"github.com/dmbench/dmbench/transport"
+)
+
+// Client performs operations for one coroutine.
+type Client struct {
+	t     *Tree
+	ep    transport.Endpoint
+	ns    *nodeState
+	alloc *transport.Allocator
+}
+
+// Endpoint is the client's endpoint.
+func (c *Client) Endpoint() transport.Endpoint { return c.ep }
+
+// ref is what a client knows of a leaf from its bottom-level internal
+// entry: address, version, table pointer, key range and parent.
+type ref struct {
+	leaf    transport.GAddr
+	version uint64
+	fp      uint64
+	low     []byte
+	high    []byte
+	inf     bool
+	parent  transport.GAddr
+}
+
+// refAt is the ref of entry i of bottom-level node n.
+func refAt(n *inode, i int) ref {
+	e := n.ents[i]
+	r := ref{leaf: e.child, version: e.version, fp: e.fp, low: e.key, parent: n.addr}
+	if i+1 < len(n.ents) {
+		r.high = n.ents[i+1].key
+	} else {
+		r.high, r.inf = n.high, n.inf()
+	}
+	return r
+}
+
+// readNode READs an internal node, again while it is torn.
+func (c *Client) readNode(a transport.GAddr) (*inode, error) {
+	g := &c.t.G
+	buf := make([]byte, g.NodeSize)
+	for {
+		if err := c.ep.Read(buf, a); err != nil {
+			return nil, fmt.Errorf("read internal node %v: %w", a, err)
+		}
+		c.ep.Compute(cost.Checksum(g.NodeSize))
+		if n, ok := g.decodeNode(buf, a); ok {
+			return n, nil
+		}
+	}
+}
+
+// traverse walks the remote tree from the root to the node of level
+// covering key, moving right along siblings past concurrent splits.
+func (c *Client) traverse(key []byte, level int) (*inode, error) {
+	a, err := c.readRoot()
+	if err != nil {
+		return nil, err
+	}
+	for {
+		n, err := c.readNode(a)
+		if err != nil {
+			return nil, err
+		}
+		c.ep.Compute(cost.NodeSearch(len(n.ents)))
+		switch {
+		case !n.inf() && bytes.Compare(key, n.high) >= 0 && !n.sibling.IsNil():
+			a = n.sibling
+		case n.level < level:
+			return nil, fmt.Errorf("traverse to level %d for %x: reached level %d", level, key, n.level)
+		case n.level == level:
+			return n, nil
+		default:
+			a = n.ents[n.childFor(key)].child
+		}
+	}
+}
+
+// bottom returns the bottom-level node covering key: from the cache, or
+// by a remote traversal whose result is cached.
+func (c *Client) bottom(key []byte) (*inode, error) {
+	c.ep.Compute(cost.CacheLookup())
+	if n, ok := c.ns.cache.lookup(key); ok {
+		return n, nil
+	}
+	return c.refresh(key)
+}
+
+// refresh re-reads the bottom-level node covering key and caches it.
+func (c *Client) refresh(key []byte) (*inode, error) {
+	n, err := c.traverse(key, 1)
+	if err != nil {
+		return nil, err
+	}
+	c.ns.cache.put(n)
+	return n, nil
+}
+
+// locate returns the ref of the leaf covering key.
+func (c *Client) locate(key []byte) (ref, error) {
+	n, err := c.bottom(key)
+	if err != nil {
+		return ref{}, err
+	}
+	c.ep.Compute(cost.NodeSearch(len(n.ents)))
+	return refAt(n, n.childFor(key)), nil
+}
+
+// resolve finds the leaf covering key after the leaf or table at r showed
+// version seen instead of r.version (section 3.2.2): the bottom-level
+// node is re-read into the cache; if its entry still disagrees with what
+// the leaf says, the leaf header decides, following right siblings (and
+// dead leaves to the leaf that absorbed them).
+func (c *Client) resolve(r ref, key []byte, seen uint64) (ref, error) {
+	n, err := c.refresh(key)
+	if err != nil {
+		return ref{}, err
+	}
+	nr := refAt(n, n.childFor(key))
+	if nr.leaf != r.leaf || nr.version == seen {
+		return nr, nil
+	}
+	g := &c.t.G
+	buf := make([]byte, g.LeafHdr)
+	a := nr.leaf
+	for {
+		if err := c.ep.Read(buf, a); err != nil {
+			return ref{}, fmt.Errorf("read leaf header %v: %w", a, err)
+		}
+		c.ep.Compute(cost.Checksum(g.LeafHdr))
+		h, ok := g.decodeLeafHeader(buf)
+		switch {
+		case !ok:
+			continue
+		case h.flags&flagDead != 0:
+			a = h.sibling
+		case !contains(h.low, h.high, h.flags&flagInf != 0, key) && bytes.Compare(key, h.low) >= 0:
+			a = h.sibling
+		case !contains(h.low, h.high, h.flags&flagInf != 0, key):
+			return c.locateRemote(key)
+		default:
+			return ref{leaf: a, version: h.version, fp: h.fp, low: h.low, high: h.high, inf: h.flags&flagInf != 0, parent: nr.parent}, nil
+		}
+	}
+}
+
+// locateRemote re-reads the bottom level for key, bypassing what is cached.
+func (c *Client) locateRemote(key []byte) (ref, error) {
+	n, err := c.refresh(key)
+	if err != nil {
+		return ref{}, err
+	}
+	return refAt(n, n.childFor(key)), nil
+}
