@@ -55,7 +55,7 @@ func Sweep(ctx context.Context, s *Spec, points []Point, opt Options) ([]Outcome
 		return nil, err
 	}
 	// One run per configuration: the points of a derived axis share it.
-	var todo []int
+	var pending []int
 	first := map[string]int{}
 	for i, o := range out {
 		if o.Missing != "" || o.Result != nil {
@@ -63,17 +63,17 @@ func Sweep(ctx context.Context, s *Spec, points []Point, opt Options) ([]Outcome
 		}
 		if _, dup := first[o.Hash]; !dup {
 			first[o.Hash] = i
-			todo = append(todo, i)
+			pending = append(pending, i)
 		}
 	}
 	jobs := opt.Jobs
 	if jobs <= 0 {
 		jobs = runtime.NumCPU()
 	}
-	bar := newBar(opt.Progress, len(todo), s.ID)
+	bar := newBar(opt.Progress, len(pending), s.ID)
 	work := make(chan int)
 	var wg sync.WaitGroup
-	for range min(jobs, max(len(todo), 1)) {
+	for range min(jobs, max(len(pending), 1)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -91,7 +91,7 @@ func Sweep(ctx context.Context, s *Spec, points []Point, opt Options) ([]Outcome
 		}()
 	}
 feed:
-	for _, i := range todo {
+	for _, i := range pending {
 		select {
 		case work <- i:
 		case <-ctx.Done():
