@@ -59,36 +59,31 @@ func sweepCommand() *cli.Command {
 }
 
 func plotCommand() *cli.Command {
-	return &cli.Command{
-		Name:      "plot",
-		Usage:     "redraw figures and claims tables from the runs already saved (runs nothing)",
-		UsageText: "dmbench plot [--scale ...] FIGURE...",
-		Flags:     figureFlags(),
-		Action: func(ctx *cli.Context) error {
-			specs, err := figureArgs(ctx)
-			if err != nil {
+	return savedRunsCommand("plot", "redraw figures and claims tables from the runs already saved (runs nothing)",
+		func(ctx *cli.Context, r *experiments.Report) error {
+			if err := r.Write(ctx.String("out")); err != nil {
 				return err
 			}
-			for _, s := range specs {
-				r, err := collect(ctx, s)
-				if err != nil {
-					return err
-				}
-				if err := r.Write(ctx.String("out")); err != nil {
-					return err
-				}
-				printReport(os.Stdout, r)
-			}
+			printReport(os.Stdout, r)
 			return nil
-		},
-	}
+		})
 }
 
 func claimsCommand() *cli.Command {
+	return savedRunsCommand("claims", "print the claims tables of figures from the runs already saved",
+		func(_ *cli.Context, r *experiments.Report) error {
+			fmt.Println(r.ClaimsMarkdown())
+			return nil
+		})
+}
+
+// savedRunsCommand is a command that reports on each figure argument from
+// its saved runs, running nothing.
+func savedRunsCommand(name, usage string, each func(*cli.Context, *experiments.Report) error) *cli.Command {
 	return &cli.Command{
-		Name:      "claims",
-		Usage:     "print the claims tables of figures from the runs already saved",
-		UsageText: "dmbench claims [--scale ...] FIGURE...",
+		Name:      name,
+		Usage:     usage,
+		UsageText: "dmbench " + name + " [--scale ...] FIGURE...",
 		Flags:     figureFlags(),
 		Action: func(ctx *cli.Context) error {
 			specs, err := figureArgs(ctx)
@@ -100,7 +95,9 @@ func claimsCommand() *cli.Command {
 				if err != nil {
 					return err
 				}
-				fmt.Println(r.ClaimsMarkdown())
+				if err := each(ctx, r); err != nil {
+					return err
+				}
 			}
 			return nil
 		},

@@ -20,7 +20,7 @@ func TestBadInput(t *testing.T) {
 		code int
 		want string
 	}{
-		{"unknown index", []string{"dmbench", "run", "--index", "btree", "--workload", "workloada", "--json", out}, 1, `index "btree" is not one of: ideal`},
+		{"unknown index", []string{"dmbench", "run", "--index", "btree", "--workload", "workloada", "--json", out}, 1, `index "btree" is not one of: `},
 		{"unknown workload", append(base[:5:5], "nosuch", "--json", out), 1, `nosuch`},
 		{"bad fabric", append(base, "--fabric", "rdma"), 1, `fabric "rdma" is not one of: sim, local`},
 		{"bad mode", append(base, "--mode", "loose"), 1, `memory mode "loose" is not one of: paper, strict`},
@@ -33,7 +33,7 @@ func TestBadInput(t *testing.T) {
 		{"bad threads", append(base, "--threads", "0"), 1, "threads = 0: need at least 1"},
 		{"unknown flag", append(base, "--colour"), 2, "colour"},
 		{"missing file", []string{"dmbench", "run", "--index", "ideal", "-P", filepath.Join(dir, "none.properties")}, 1, "none.properties"},
-		{"unknown figure", []string{"dmbench", "reproduce", "--out", dir, "dex/fig99"}, 1, `figure "dex/fig99" is not in the catalog; known figures: dex/fig6`},
+		{"unknown figure", []string{"dmbench", "reproduce", "--out", dir, "dex/fig99"}, 1, `figure "dex/fig99" is not in the catalog; known figures: `},
 		{"bad scale", []string{"dmbench", "reproduce", "--scale", "huge", "dex/fig6"}, 1, `--scale "huge" is not one of small, default, large`},
 		{"missing spec file", []string{"dmbench", "sweep", "--spec", filepath.Join(dir, "none.yaml")}, 1, "none.yaml"},
 		{"list what", []string{"dmbench", "list", "figures2"}, 1, `cannot list "figures2": choose from indexes, workloads, profiles, fabrics, figures`},

@@ -37,9 +37,9 @@ func applyAtomic(mem []byte, op *transport.Op) {
 	op.Old = old
 }
 
-// applyLocal performs a verb on the caller's own node at once and returns
-// its cost on the caller's core: a memory access and a copy.
-func (f *Fabric) applyLocal(mem []byte, op *transport.Op) int64 {
+// applyNow performs a verb on mem at once and whole: a local access or a
+// setup endpoint's verb.
+func applyNow(mem []byte, op *transport.Op) {
 	switch op.Kind {
 	case transport.VerbRead:
 		copy(op.Buf, mem)
@@ -48,6 +48,12 @@ func (f *Fabric) applyLocal(mem []byte, op *transport.Op) int64 {
 	default:
 		applyAtomic(mem, op)
 	}
+}
+
+// applyLocal performs a verb on the caller's own node at once and returns
+// its cost on the caller's core: a memory access and a copy.
+func (f *Fabric) applyLocal(mem []byte, op *transport.Op) int64 {
+	applyNow(mem, op)
 	return f.localAccess + int64(float64(op.Len())*f.localPerByte)
 }
 

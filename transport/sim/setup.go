@@ -21,15 +21,7 @@ func (s *setupEndpoint) do(op *transport.Op) error {
 	if err != nil {
 		return err
 	}
-	mem := m.mem
-	switch op.Kind {
-	case transport.VerbRead:
-		copy(op.Buf, mem)
-	case transport.VerbWrite:
-		copy(mem, op.Buf)
-	default:
-		applyAtomic(mem, op)
-	}
+	applyNow(m.mem, op)
 	return nil
 }
 
