@@ -57,6 +57,10 @@ type Spec struct {
 
 	Seed            int64 // seeds every stream
 	PartitionedKeys bool  // compute node c draws only keys of partition c
+	// WarmupReadAll asks the runner to read every loaded record once
+	// before the warm-up mix, as DMTree's evaluation warms its caches
+	// (DMTree section 5.1).
+	WarmupReadAll bool
 }
 
 // Limits on what a Spec may ask for. Record numbers must stay far below 2^63

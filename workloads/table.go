@@ -17,11 +17,12 @@ const (
 	PropKeySize              = "keysize"
 	PropPartitionedKeys      = "partitionedkeys"
 	PropWarmupOperationCount = "warmupoperationcount"
+	PropWarmupReadAll        = "warmupreadall"
 )
 
 // acceptedNames is what an unknown property name is told.
 var acceptedNames = fmt.Sprintf("a go-ycsb core workload property (github.com/pingcap/go-ycsb/pkg/prop) or one of dmbench's: %s",
-	strings.Join([]string{PropZipfianConstant, PropSeed, PropKeySize, PropPartitionedKeys, PropWarmupOperationCount}, ", "))
+	strings.Join([]string{PropZipfianConstant, PropSeed, PropKeySize, PropPartitionedKeys, PropWarmupOperationCount, PropWarmupReadAll}, ", "))
 
 // property is one accepted property name.
 type property struct {
@@ -65,6 +66,16 @@ var propertyTable = []property{
 			return ok
 		},
 		get: func(s *Spec) string { return strconv.FormatBool(s.PartitionedKeys) },
+	},
+	{
+		name: PropWarmupReadAll,
+		want: "a boolean (true, false, 1, 0, yes, no, on, off)",
+		set: func(s *Spec, v string) bool {
+			b, ok := parseBool(v)
+			s.WarmupReadAll = b
+			return ok
+		},
+		get: func(s *Spec) string { return strconv.FormatBool(s.WarmupReadAll) },
 	},
 
 	fixed(prop.Workload, "core", "site.ycsb.workloads.CoreWorkload"),
