@@ -30,7 +30,15 @@
 //   - Section 4.1: scans READ the table and then only the runs of
 //     non-empty slots; read delegation and write combining batch
 //     concurrent operations on one key of one compute node, at most
-//     batch_limit to a batch.
+//     batch_limit to a batch. Write combining also brings the local lock
+//     table of the works section 4.1 follows (Sherman [49], named in 3.3
+//     as what compute-side locking builds on): a node's writers queue
+//     locally for a leaf lock, one CASes the lock word, and a holder with
+//     a local waiter hands the word over (up to 8 times in a row, as
+//     Sherman) without unlocking: no unlock WRITE for an update, the lock
+//     word left set in an insert's table WRITE (fpbtree's locallock.go).
+//     Without it, hot Zipfian leaves drown their lock word's atomic unit
+//     in failed CASes.
 //   - Splits, deletes with merge, scans across leaves: package fpbtree.
 //   - Compute-node failure (4.3): FailComputeNode takes a node off the
 //     ring; survivors rebuild the tables it was primary for from the leaves.
@@ -63,7 +71,8 @@
 //	           per leaf
 //
 // With the primary on the caller's node the peer column is local memory
-// access and is not counted. Variant cache: the lock CAS and the unlock
+// access and is not counted. A lock handed over locally saves the CAS of
+// the next holder and the unlock WRITE of an update (handover_test.go). Variant cache: the lock CAS and the unlock
 // WRITE go to the memory node (update 4 + 1, insert 3 + 2). Variants
 // fpbtree and rdmaopt: package fpbtree's counts, all at the memory node
 // (rdmaopt scans READ the table and the runs). The golden tests in
@@ -82,6 +91,9 @@
 //     membership is a shared ring swapped in process (no failure detector,
 //     no verbs for membership), and a ring lookup is not charged as
 //     compute work.
+//   - The paper does not say whether its write combining hands leaf locks
+//     over locally; dmbench reads its citation of Sherman as yes, with
+//     Sherman's limit of 8 hand-overs in a row.
 //   - Entries of at most 64 bytes carry no CRC, as in the paper, so the
 //     index relies on paper-mode cacheline atomicity (Spec.PaperMode).
 package dmtree

@@ -62,6 +62,9 @@
 // rewrites every slot of the leaves it changes under the new version, so a
 // reader holding an old version never takes a moved entry for a live one.
 // Internal nodes, tables and headers carry CRCs; writers hold the leaf lock.
+// With Options.Combine (DMTree's write combining) a compute node's writers
+// first queue on a local lock per leaf lock word and may hand the word over
+// (locallock.go); the basic FP-B+-tree CASes the word directly.
 //
 // # Deviations
 //

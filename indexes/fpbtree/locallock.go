@@ -63,8 +63,9 @@ func (c *Client) keepGlobal(a transport.GAddr) bool {
 	ns := c.ns
 	ns.mu.Lock()
 	s := ns.locks[a]
+	waiting := s.queued > 1
 	ns.mu.Unlock()
-	return s.queued > 1 && s.handOver < maxHandOver
+	return waiting && s.handOver < maxHandOver
 }
 
 // unlockLocal releases a's local lock after the lock word was handed over
