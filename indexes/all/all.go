@@ -5,6 +5,7 @@ package all
 
 import (
 	_ "github.com/dmbench/dmbench/indexes/chime"   // CHIME (SOSP'24): hopscotch-hashed B+-tree leaves
+	_ "github.com/dmbench/dmbench/indexes/dex"     // DEX (VLDB'24)
 	_ "github.com/dmbench/dmbench/indexes/dmtree"  // DMTree (FAST'26)
 	_ "github.com/dmbench/dmbench/indexes/fpbtree" // FP-B+-tree (DMTree section 2.3)
 	_ "github.com/dmbench/dmbench/indexes/ideal"   // the Expected bound

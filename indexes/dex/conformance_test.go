@@ -1,0 +1,18 @@
+package dex_test
+
+import (
+	"testing"
+
+	_ "github.com/dmbench/dmbench/indexes/dex"
+	"github.com/dmbench/dmbench/indexes/indextest"
+)
+
+// DEX passes the conformance suite with its default parameters and with
+// offloading forced on every miss.
+func TestConformance(t *testing.T) {
+	indextest.Run(t, "dex", nil)
+}
+
+func TestConformanceOffloadAlways(t *testing.T) {
+	indextest.Run(t, "dex", map[string]string{"offload": "always"})
+}

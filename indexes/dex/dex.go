@@ -1,0 +1,163 @@
+package dex
+
+import (
+	"fmt"
+	"sync/atomic"
+
+	"github.com/dmbench/dmbench/indexes"
+	"github.com/dmbench/dmbench/transport"
+)
+
+const paper = "DEX: Scalable Range Indexing on Disaggregated Memory (VLDB'24)"
+
+func init() {
+	indexes.Register(indexes.Spec{
+		Name:    "dex",
+		Paper:   paper,
+		Summary: "B+-tree with logical partitioning, a compute-side cache of inner and leaf nodes and cost-aware offloading",
+		Params: []indexes.Param{
+			{Name: "offload", Kind: indexes.KindEnum, Default: "cost", Values: []string{"off", "always", "cost"},
+				Doc: "opportunistic offloading (section 6, Figure 5): off, always (offload every miss at a level <= M), or cost (the load- and cost-aware rule of section 6.1)"},
+			{Name: "cooling", Kind: indexes.KindEnum, Default: "map", Values: []string{"map", "fifo"},
+				Doc: "eviction-candidate structure (section 5.2, Figures 4 and 9): the cooling map (buckets of 6 FIFO slots, one lock each) or one FIFO queue under one lock"},
+			{Name: "admission", Kind: indexes.KindEnum, Default: "lazy", Values: []string{"lazy", "eager"},
+				Doc: "cache admission (section 5.4): lazy admits a fetched leaf with probability leafadmission, eager admits every node"},
+			{Name: "leafadmission", Kind: indexes.KindFloat, Default: "0.1", Min: 0, Max: 1,
+				Doc: "P_A for leaves under lazy admission (section 5.4: 0.1); inner nodes are always admitted"},
+			{Name: "subtreelevel", Kind: indexes.KindInt, Default: "3", Min: 0, Max: 16,
+				Doc: "M: every subtree rooted at level M lives on one memory node and offloading starts at levels <= M (section 3: M = 3)"},
+			{Name: "offloadcoefficient", Kind: indexes.KindFloat, Default: "1.2", Min: 1, Max: 10,
+				Doc: "c of section 6.1, the cost of using the cache on a fetch (free-page provisioning); the paper gives no value, only c > 1"},
+		},
+		PaperMode: func(p indexes.Params) string { return "" },
+		New:       New,
+	})
+}
+
+// options are the resolved parameters.
+type options struct {
+	offload     string
+	fifo        bool
+	leafAdmit   float64
+	m           int
+	coefficient float64
+}
+
+// Index is one DEX tree over a fabric.
+type Index struct {
+	env    indexes.Env
+	params indexes.Params
+	opt    options
+	l      layout
+	mems   []transport.NodeID
+	comps  []transport.NodeID
+	// rootPtr holds the root's global address: the first word of memory
+	// node 0's meta area.
+	rootPtr transport.GAddr
+	allocs  []*transport.Allocator // per node id
+	parts   atomic.Pointer[partitions]
+	cn      []*computeNode // per compute node, by index into comps
+	rr      atomic.Uint64  // round-robin placement above level M
+}
+
+// New builds an empty DEX tree: a root over one leaf per partition, so
+// that no leaf crosses a partition boundary (section 4).
+func New(env indexes.Env, p indexes.Params) (indexes.Index, error) {
+	if env.KeySize < 1 || env.ValueSize < 1 {
+		return nil, fmt.Errorf("key size %d and value size %d: both must be positive", env.KeySize, env.ValueSize)
+	}
+	o := options{
+		offload:     p.String("offload"),
+		fifo:        p.String("cooling") == "fifo",
+		leafAdmit:   p.Float("leafadmission"),
+		m:           p.Int("subtreelevel"),
+		coefficient: p.Float("offloadcoefficient"),
+	}
+	if p.String("admission") == "eager" {
+		o.leafAdmit = 1
+	}
+	l := newLayout(env.KeySize, env.ValueSize)
+	if l.leafCap < 4 || l.innerCap < 4 {
+		return nil, fmt.Errorf("key size %d and value size %d leave fewer than 4 entries per %d-byte node", env.KeySize, env.ValueSize, NodeBytes)
+	}
+	f := env.Fabric
+	cfg := f.Config()
+	x := &Index{env: env, params: p, opt: o, l: l, mems: cfg.MemoryNodeIDs(), comps: cfg.ComputeNodeIDs()}
+	if len(x.comps) == 0 {
+		return nil, fmt.Errorf("dex needs at least one compute node")
+	}
+	main0, err := f.Region(x.mems[0], "main")
+	if err != nil {
+		return nil, err
+	}
+	x.rootPtr = main0.Base
+	x.allocs = make([]*transport.Allocator, cfg.NodeCount())
+	for i := range x.allocs {
+		x.allocs[i] = transport.NewAllocator(f, 0)
+	}
+	parts, err := newPartitions(env.Partitions, len(x.comps), env.KeySize)
+	if err != nil {
+		return nil, err
+	}
+	x.parts.Store(parts)
+	for i := range x.comps {
+		x.cn = append(x.cn, newComputeNode(x, i, env.CacheBytes))
+	}
+	x.serveOffload()
+	x.serveForward()
+	if err := x.buildEmpty(f.Setup(x.comps[0])); err != nil {
+		return nil, fmt.Errorf("dex: initial tree: %w", err)
+	}
+	return x, nil
+}
+
+// Info describes the instance.
+func (x *Index) Info() indexes.Info {
+	info := indexes.Info{Name: "dex", Paper: paper, Params: x.params}
+	for _, c := range x.cn {
+		info.CacheBytes += c.bytes()
+		h, l := c.hitStats()
+		info.CacheHits += h
+		info.CacheLookups += l
+	}
+	var served uint64
+	for _, a := range x.allocs {
+		served += a.Served()
+	}
+	info.MemoryBytes = served
+	return info
+}
+
+// NewClient makes a client for one coroutine of a compute node.
+func (x *Index) NewClient(ep transport.Endpoint) indexes.Client {
+	return x.newClient(ep)
+}
+
+// compute returns the compute-node state of node n.
+func (x *Index) compute(n transport.NodeID) *computeNode {
+	for i, c := range x.comps {
+		if c == n {
+			return x.cn[i]
+		}
+	}
+	panic(fmt.Sprintf("dex: node %d is not a compute node", n))
+}
+
+// placement chooses the memory node of a new node at level lv whose
+// neighbour (the node being split, or the old root) lives on near: nodes
+// at levels <= M stay with their subtree (section 3).
+func (x *Index) placement(lv int, near transport.NodeID) transport.NodeID {
+	if lv <= x.opt.m {
+		return near
+	}
+	return x.mems[x.rr.Add(1)%uint64(len(x.mems))]
+}
+
+// alloc allocates one node on memory node n for a client on ep's node.
+func (x *Index) alloc(ep transport.Endpoint, n transport.NodeID) (transport.GAddr, error) {
+	a, err := x.allocs[ep.Node()].AllocOn(ep, n, NodeBytes, NodeBytes)
+	if err != nil {
+		return 0, fmt.Errorf("dex: allocate a node: %w", err)
+	}
+	return a, nil
+}

@@ -1,0 +1,209 @@
+package dex
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+
+	"github.com/dmbench/dmbench/cost"
+	"github.com/dmbench/dmbench/transport"
+)
+
+// RPC methods.
+const (
+	methodOffload uint16 = 0x4458 // "DX": a pushed-down operation
+	methodForward uint16 = 0x4459 // an operation for another partition's owner
+)
+
+// Offload statuses.
+const (
+	statusOK byte = iota
+	statusNotFound
+	statusSMO // the operation needs a structural modification: fall back
+)
+
+// avgWindow and contrary are section 6.1's moving-average window and the
+// probability of taking the contrary decision.
+const (
+	avgWindow = 50
+	contrary  = 0.01
+)
+
+// movingAvg is the mean of the last avgWindow samples.
+type movingAvg struct {
+	s   [avgWindow]int64
+	n   int
+	sum int64
+}
+
+func (m *movingAvg) add(x int64) {
+	i := m.n % avgWindow
+	if m.n >= avgWindow {
+		m.sum -= m.s[i]
+	}
+	m.s[i] = x
+	m.sum += x
+	m.n++
+}
+
+func (m *movingAvg) mean() (float64, bool) {
+	if m.n == 0 {
+		return 0, false
+	}
+	return float64(m.sum) / float64(min(m.n, avgWindow)), true
+}
+
+// shouldOffload decides at a miss at level lv (section 6.1): offload when
+// the moving-average RPC latency beats (L+1)(l_o + l_s)c, the estimated
+// cost of fetching the rest of the path, and take the contrary decision
+// with probability 1% so both averages keep moving.
+func (c *client) shouldOffload(lv int) bool {
+	switch {
+	case c.noOffload || c.x.opt.offload == "off":
+		return false
+	case c.x.opt.offload == "always":
+		return true
+	}
+	lo, okRead := c.readLat.mean()
+	lp, okRPC := c.rpcLat.mean()
+	var d bool
+	switch {
+	case !okRPC:
+		d = true // no sample yet: try it once
+	case !okRead:
+		d = false
+	default:
+		ls := float64(cost.NodeSearch(c.x.l.innerCap) + cost.CacheLookup())
+		d = lp < float64(lv+1)*(lo+ls)*c.x.opt.coefficient
+	}
+	if c.ep.Rand().Float64() < contrary {
+		d = !d
+	}
+	return d
+}
+
+// offloadReply is a memory node's answer.
+type offloadReply struct {
+	status   byte
+	found    bool
+	val      []byte
+	modified transport.GAddr // the leaf it changed, 0 when none
+}
+
+// offload pushes the rest of op down to the memory node holding the
+// subtree at a (section 6.2). The caller holds a's I/O flag; the parent p
+// is pinned against cooling for the duration, and a cached copy of the
+// leaf the memory node changed is invalidated afterwards.
+func (c *client) offload(p *frame, a transport.GAddr, lv int, op opKind, key, val []byte) (*offloadReply, error) {
+	p.pins.Add(1)
+	defer p.pins.Add(-1)
+	req := make([]byte, 0, 10+len(key)+len(val))
+	req = append(req, byte(op), byte(lv))
+	req = binary.LittleEndian.AppendUint64(req, uint64(a))
+	req = append(req, key...)
+	req = append(req, val...)
+	t0 := c.ep.Now()
+	raw, err := c.ep.Call(a.Node(), methodOffload, req)
+	if err != nil {
+		return nil, fmt.Errorf("dex: offload: %w", err)
+	}
+	c.rpcLat.add(c.ep.Now() - t0)
+	rep := &offloadReply{status: raw[0], found: raw[1] == 1}
+	rep.modified = transport.GAddr(binary.LittleEndian.Uint64(raw[2:]))
+	if len(raw) > 10 {
+		rep.val = bytes.Clone(raw[10:])
+	}
+	if rep.modified != 0 {
+		c.invalidate(rep.modified)
+	}
+	return rep, nil
+}
+
+// invalidate drops a cached copy of a node the memory node changed.
+func (c *client) invalidate(a transport.GAddr) {
+	cn := c.cn
+	e, ok := cn.mt.get(c.ep, a)
+	if !ok || e.f == nil {
+		return
+	}
+	f := e.f
+	f.lockAny(c.ep)
+	defer f.unlock()
+	if transport.GAddr(f.addr.Load()) != a || f.state.Load() == stateFree {
+		return
+	}
+	cn.mt.drop(a, f)
+	c.release(f)
+	c.putFree(f)
+}
+
+// serveOffload registers the pushdown handler on every memory node.
+func (x *Index) serveOffload() {
+	for _, n := range x.mems {
+		x.env.Fabric.Handle(n, methodOffload, x.serveOffloadReq)
+	}
+}
+
+// serveOffloadReq walks the subtree below the missed node in the memory
+// node's own memory (local accesses, charged to its core) and applies the
+// operation at the leaf, unless it would split the leaf.
+func (x *Index) serveOffloadReq(ep transport.Endpoint, req []byte) ([]byte, error) {
+	l := &x.l
+	if len(req) < 10+l.ks {
+		return nil, fmt.Errorf("offload request of %d bytes", len(req))
+	}
+	op, a := opKind(req[0]), transport.GAddr(binary.LittleEndian.Uint64(req[2:]))
+	key := req[10 : 10+l.ks]
+	val := req[10+l.ks:]
+	reply := func(st byte, found bool, mod transport.GAddr, v []byte) []byte {
+		out := []byte{st, 0}
+		if found {
+			out[1] = 1
+		}
+		out = binary.LittleEndian.AppendUint64(out, uint64(mod))
+		return append(out, v...)
+	}
+	n := make(node, NodeBytes)
+	for {
+		if a.Node() != ep.Node() {
+			return reply(statusSMO, false, 0, nil), nil
+		}
+		if err := ep.Read(n, a); err != nil {
+			return nil, err
+		}
+		ep.Compute(cost.Copy(NodeBytes) + cost.NodeSearch(n.count()))
+		if n.level() == 0 {
+			break
+		}
+		a = transport.GAddr(l.child(n, l.innerFind(n, key)))
+	}
+	i, ok := l.leafFind(n, key)
+	switch op {
+	case opSearch:
+		if !ok {
+			return reply(statusNotFound, false, 0, nil), nil
+		}
+		return reply(statusOK, true, 0, l.leafVal(n, i)), nil
+	case opUpdate, opDelete:
+		if !ok {
+			return reply(statusNotFound, false, 0, nil), nil
+		}
+		if op == opUpdate {
+			copy(l.leafVal(n, i), val)
+		} else {
+			l.leafRemoveAt(n, i)
+		}
+	case opInsert:
+		if ok {
+			copy(l.leafVal(n, i), val)
+		} else if l.full(n) {
+			return reply(statusSMO, false, 0, nil), nil
+		} else {
+			l.leafInsertAt(n, i, key, val)
+		}
+	}
+	if err := ep.Write(a.Add(8), n[8:]); err != nil {
+		return nil, err
+	}
+	return reply(statusOK, true, a, nil), nil
+}

@@ -1,0 +1,317 @@
+package dex
+
+import (
+	"encoding/binary"
+	"fmt"
+	"iter"
+	"testing"
+
+	"github.com/dmbench/dmbench/indexes"
+	"github.com/dmbench/dmbench/transport"
+	"github.com/dmbench/dmbench/transport/sim"
+)
+
+const (
+	R   = transport.VerbRead
+	W   = transport.VerbWrite
+	C   = transport.VerbCAS
+	RPC = transport.VerbRPC
+)
+
+// verbs is an expected verb count: kind -> {count, bytes out, bytes in}.
+type verbs map[transport.VerbKind][3]uint64
+
+func (v verbs) counters() transport.Counters {
+	var c transport.Counters
+	for k, x := range v {
+		c[k] = transport.VerbCount{Count: x[0], BytesOut: x[1], BytesIn: x[2]}
+	}
+	return c
+}
+
+func describe(c transport.Counters) string {
+	s := ""
+	for k, v := range c {
+		if v.Count > 0 {
+			s += fmt.Sprintf(" %s=%d(out %d, in %d)", transport.VerbKind(k), v.Count, v.BytesOut, v.BytesIn)
+		}
+	}
+	if s == "" {
+		return " none"
+	}
+	return s
+}
+
+func key(i uint64) []byte { return binary.BigEndian.AppendUint64(nil, i) }
+func val(i uint64) []byte { return binary.LittleEndian.AppendUint64(nil, i) }
+
+// loadSeq yields keys step, 2*step, ... (n of them) with values key+1.
+func loadSeq(n, step uint64) iter.Seq2[[]byte, []byte] {
+	return func(yield func([]byte, []byte) bool) {
+		for i := uint64(1); i <= n; i++ {
+			if !yield(key(i*step), val(i*step+1)) {
+				return
+			}
+		}
+	}
+}
+
+// The golden tree: keys 2, 4, ..., 12000 on two compute nodes split at
+// key 6000 (node ids 2 and 3; memory nodes 0 and 1). Bulk-loaded leaves
+// hold 46 entries (92 keys of range) and inner nodes 46 children, so the
+// root (level 2) has three level-1 children: the first, [0, 4234), is
+// owned by compute node 2; the second, [4234, 8466), crosses the
+// partition boundary and is shared; leaves never cross it. With M = 3
+// every node lives on memory node 0.
+const (
+	goldenKeys  = 6000
+	goldenBound = 6000
+)
+
+func goldenCluster() transport.Config {
+	return transport.Config{
+		ComputeNodes: 2, MemoryNodes: 2, Threads: 1,
+		MemoryCores: 2, ComputeCores: 1, MemoryBytes: 256 << 20,
+		Mode: transport.ModePaper, Seed: 7,
+	}
+}
+
+// newGolden builds DEX with raw parameters on a ConnectX-5 sim (the DEX
+// testbed) and bulk-loads the golden tree.
+func newGolden(t *testing.T, raw map[string]string) (transport.Fabric, *Index) {
+	t.Helper()
+	f, err := sim.New(goldenCluster(), sim.CX5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	spec, err := indexes.Lookup("dex")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := indexes.Env{Fabric: f, KeySize: 8, ValueSize: 8, CacheBytes: 1 << 20,
+		Partitions: [][]byte{key(0), key(goldenBound)}}
+	idx, err := spec.Build(env, raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := idx.(*Index)
+	if err := x.BulkLoad(f.Setup(2), loadSeq(goldenKeys, 2)); err != nil {
+		t.Fatal(err)
+	}
+	return f, x
+}
+
+// goldenStep is one tagged operation and the verbs it must issue.
+type goldenStep struct {
+	name string
+	op   func(c *client) error
+	want verbs
+}
+
+func search(k uint64, found bool) func(c *client) error {
+	return func(c *client) error {
+		v, ok, err := c.Search(key(k))
+		if err == nil && (ok != found || ok && binary.LittleEndian.Uint64(v) != k+1) {
+			err = fmt.Errorf("search(%d) = %x, %v", k, v, ok)
+		}
+		return err
+	}
+}
+
+// insertRange inserts the odd keys from..to.
+func insertRange(from, to uint64) func(c *client) error {
+	return func(c *client) error {
+		for k := from; k <= to; k += 2 {
+			if err := c.Insert(key(k), val(k+1)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// cool moves the cached leaf holding k to the cooling state, as a
+// sampling thread does (section 5.2).
+func cool(k uint64) func(c *client) error {
+	return func(c *client) error {
+		e, ok := c.cn.mt.get(c.ep, c.x.leafAddr(c, key(k)))
+		if !ok || e.f == nil {
+			return fmt.Errorf("leaf of %d is not cached", k)
+		}
+		if err := c.coolFrame(e.f); err != nil {
+			return err
+		}
+		if e.f.state.Load() != stateCooling {
+			return fmt.Errorf("leaf of %d did not cool", k)
+		}
+		return nil
+	}
+}
+
+// evict evicts the cooling leaf holding k.
+func evict(k uint64) func(c *client) error {
+	return func(c *client) error {
+		e, ok := c.cn.mt.get(c.ep, c.x.leafAddr(c, key(k)))
+		if !ok || e.f == nil || e.f.state.Load() != stateCooling {
+			return fmt.Errorf("leaf of %d is not cooling", k)
+		}
+		if err := c.evict(coolingSlot{f: e.f, gen: e.f.gen.Load()}); err != nil {
+			return err
+		}
+		if _, ok := c.cn.mt.get(c.ep, c.x.leafAddr(c, key(k))); ok {
+			return fmt.Errorf("leaf of %d still mapped after eviction", k)
+		}
+		return nil
+	}
+}
+
+// leafAddr is the address of the leaf covering k, found in the cached
+// level-1 node above it (test helper: no verbs).
+func (x *Index) leafAddr(c *client, k []byte) transport.GAddr {
+	f := c.cn.root.Load()
+	for f != nil && f.data.level() > 1 {
+		p := x.l.child(f.data, x.l.innerFind(f.data, k))
+		if p&swizzled == 0 {
+			return 0
+		}
+		f = c.cn.frames[p&^swizzled]
+	}
+	if f == nil {
+		return 0
+	}
+	p := x.l.child(f.data, x.l.innerFind(f.data, k))
+	if p&swizzled != 0 {
+		return transport.GAddr(c.cn.frames[p&^swizzled].addr.Load())
+	}
+	return transport.GAddr(p)
+}
+
+// Node image sizes: a whole node, a body without its lock word (owned
+// write-back), a lock word.
+const (
+	nb   = NodeBytes
+	body = NodeBytes - 8
+	lw   = 8
+)
+
+// golden are the verbs of each operation with a warm cache on compute
+// node 2, by variant. The warm-up searches key 100 (caching the root, the
+// owned level-1 node and, admission permitting, its leaf).
+var golden = map[string]struct {
+	params map[string]string
+	steps  []goldenStep
+}{
+	// The cache alone: every miss is fetched.
+	"cache": {
+		params: map[string]string{"offload": "off", "admission": "eager"},
+		steps: []goldenStep{
+			{"search-hit", search(100, true), verbs{}},
+			{"search-absent-hit", search(101, false), verbs{}},
+			{"search-leaf-miss", search(1000, true), verbs{R: {1, 0, nb}}},
+			{"update-hit", func(c *client) error { return c.Update(key(100), val(101)) }, verbs{}},
+			{"insert-hit", func(c *client) error { return c.Insert(key(101), val(102)) }, verbs{}},
+			// The leaf [94, 186) now holds 47 entries: 11 more fill it, and
+			// the next splits it under its owned parent in the cache. The
+			// allocator's chunk on memory node 0 was handed out at bulk load.
+			{"insert-fill", insertRange(103, 123), verbs{}},
+			{"insert-split", func(c *client) error {
+				before := c.x.leafAddr(c, key(100))
+				if err := insertRange(125, 125)(c); err != nil {
+					return err
+				}
+				if c.x.leafAddr(c, key(100)) != before || c.x.leafAddr(c, key(180)) == before {
+					return fmt.Errorf("the leaf of 100 did not split")
+				}
+				return nil
+			}, verbs{}},
+			{"shared-inner-miss", search(5000, true), verbs{R: {4, 0, lw + nb + lw + nb}}},
+			{"shared-inner-hit", search(5002, true), verbs{}},
+			{"cool-dirty", cool(100), verbs{W: {1, body, 0}}},
+			{"search-cooling", search(100, true), verbs{}},
+			{"cool-clean", cool(100), verbs{}},
+			{"evict-clean", evict(100), verbs{}},
+			{"search-evicted", search(100, true), verbs{R: {1, 0, nb}}},
+			{"delete-hit", func(c *client) error { return c.Delete(key(102)) }, verbs{}},
+		},
+	},
+	// Lazy admission with P_A = 0: no leaf is ever admitted.
+	"lazy": {
+		params: map[string]string{"offload": "off", "admission": "lazy", "leafadmission": "0"},
+		steps: []goldenStep{
+			{"search-leaf-miss", search(100, true), verbs{R: {1, 0, nb}}},
+			{"search-leaf-miss-again", search(100, true), verbs{R: {1, 0, nb}}},
+			{"update-not-admitted", func(c *client) error { return c.Update(key(100), val(101)) }, verbs{R: {1, 0, nb}, W: {1, body, 0}}},
+		},
+	},
+	// Offloading every miss below an owned cached node: the request is
+	// op, level, node address and key (+ value); the reply status, found,
+	// changed leaf address (+ value).
+	"offload": {
+		params: map[string]string{"offload": "always", "admission": "eager"},
+		steps: []goldenStep{
+			{"search-offloaded", search(1000, true), verbs{RPC: {1, 2 + 8 + 8, 2 + 8 + 8}}},
+			{"update-offloaded", func(c *client) error { return c.Update(key(1000), val(1001)) }, verbs{RPC: {1, 2 + 8 + 8 + 8, 2 + 8}}},
+			// An offloaded leaf is never admitted: the warm-up's leaf is
+			// offloaded again.
+			{"search-again", search(100, true), verbs{RPC: {1, 2 + 8 + 8, 2 + 8 + 8}}},
+			// Below a shared node nothing is offloaded (section 6.2).
+			{"shared-inner-miss", search(5000, true), verbs{R: {4, 0, lw + nb + lw + nb}}},
+		},
+	},
+}
+
+// TestVerbsPerOperation is the golden verb count of every operation with a
+// warm cache on the simulator, the table of doc.go: a hit costs nothing, an
+// owned leaf miss one READ of the node, an offloaded operation one RPC and
+// no READ, a shared node the optimistic lock's three READs (Algorithm 1
+// lines 1-10), a write to a cached leaf nothing until the page cools.
+func TestVerbsPerOperation(t *testing.T) {
+	for _, name := range []string{"cache", "lazy", "offload"} {
+		t.Run(name, func(t *testing.T) {
+			g := golden[name]
+			f, x := newGolden(t, g.params)
+			f.Go(2, 0, func(ep transport.Endpoint) {
+				if err := search(100, true)(x.newClient(ep)); err != nil {
+					t.Error(err)
+				}
+			})
+			if err := f.Run(); err != nil {
+				t.Fatal(err)
+			}
+			f.ResetStats()
+			f.Go(2, 0, func(ep transport.Endpoint) {
+				c := x.newClient(ep)
+				for i, s := range g.steps {
+					ep.SetTag(transport.Tag(i + 1))
+					if err := s.op(c); err != nil {
+						t.Errorf("%s: %v", s.name, err)
+					}
+				}
+			})
+			if err := f.Run(); err != nil {
+				t.Fatal(err)
+			}
+			st := f.Stats()
+			var total transport.Counters
+			for i, s := range g.steps {
+				got, want := st.Verbs.ByTag[i+1], s.want.counters()
+				total.Add(&got)
+				if got != want {
+					t.Errorf("%s: verbs\n got%s\nwant%s", s.name, describe(got), describe(want))
+				}
+			}
+			// Every verb goes to memory node 0, which holds the whole tree
+			// (M = 3).
+			for n, got := range st.Verbs.ByNode {
+				want := transport.Counters{}
+				if n == 0 {
+					want = total
+				}
+				if got != want {
+					t.Errorf("verbs to node %d:\n got%s\nwant%s", n, describe(got), describe(want))
+				}
+			}
+		})
+	}
+}
