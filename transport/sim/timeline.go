@@ -16,11 +16,11 @@ import "sort"
 //
 // Busy intervals are kept sorted and non-overlapping, adjacent ones
 // merged, so a saturated resource is one interval and a reservation at or
-// after the last one (the common case) costs O(1).
+// after the last one (the common case) costs O(1) and touches only the
+// newest interval.
 type timeline struct {
-	iv   []interval // busy intervals, sorted; those before head are past
-	head int
-	busy int64 // ps reserved since the last reset
+	iv   []interval // busy intervals, sorted
+	busy int64      // ps reserved since the last reset
 }
 
 type interval struct{ s, e int64 }
@@ -35,41 +35,53 @@ const pastWindow = 80_000_000 // ps
 // fits, and returns the end. now is the current time.
 func (tl *timeline) serve(now, at, d int64) int64 {
 	tl.busy += d
-	for tl.head < len(tl.iv) && tl.iv[tl.head].e <= now-pastWindow {
-		tl.head++
-	}
-	if tl.head > 32 && 2*tl.head > len(tl.iv) {
-		n := copy(tl.iv, tl.iv[tl.head:])
-		tl.iv, tl.head = tl.iv[:n], 0
-	}
 	n := len(tl.iv)
-	if tl.head == n || at >= tl.iv[n-1].e {
-		if tl.head < n && at == tl.iv[n-1].e {
+	if n == 0 || at >= tl.iv[n-1].e {
+		if n > 0 && at == tl.iv[n-1].e {
 			tl.iv[n-1].e += d
 		} else {
-			tl.iv = append(tl.iv, interval{at, at + d})
+			tl.push(now, interval{at, at + d})
 		}
 		return at + d
 	}
-	live := tl.iv[tl.head:]
 	s := at
-	for i := tl.head + sort.Search(len(live), func(k int) bool { return live[k].e > at }); i < n; i++ {
+	for i := sort.Search(n, func(k int) bool { return tl.iv[k].e > at }); i < n; i++ {
 		cur := tl.iv[i]
 		if s+d <= cur.s { // the gap before interval i fits
-			tl.insert(i, interval{s, s + d})
+			tl.insert(now, interval{s, s + d})
 			return s + d
 		}
 		s = max(s, cur.e)
 	}
-	tl.iv = append(tl.iv, interval{s, s + d})
+	tl.push(now, interval{s, s + d})
 	tl.mergeAt(len(tl.iv) - 1)
 	return s + d
 }
 
-// insert puts v before interval i and merges it with touching neighbours.
-func (tl *timeline) insert(i int, v interval) {
-	tl.iv = append(tl.iv, interval{})
-	copy(tl.iv[i+1:], tl.iv[i:])
+// push appends v. Past intervals are dropped only when the slice is full:
+// then in one sequential pass, rather than a look at the oldest interval
+// (a cold cache line) on every reservation.
+func (tl *timeline) push(now int64, v interval) {
+	if len(tl.iv) == cap(tl.iv) {
+		tl.prune(now)
+	}
+	tl.iv = append(tl.iv, v)
+}
+
+// prune drops the intervals that ended before the window.
+func (tl *timeline) prune(now int64) {
+	h := sort.Search(len(tl.iv), func(k int) bool { return tl.iv[k].e > now-pastWindow })
+	n := copy(tl.iv, tl.iv[h:])
+	tl.iv = tl.iv[:n]
+}
+
+// insert puts v, which lies in a gap, in its place and merges it with
+// touching neighbours.
+func (tl *timeline) insert(now int64, v interval) {
+	tl.push(now, interval{})
+	n := len(tl.iv) - 1
+	i := sort.Search(n, func(k int) bool { return tl.iv[k].e > v.s })
+	copy(tl.iv[i+1:], tl.iv[i:n])
 	tl.iv[i] = v
 	tl.mergeAt(i)
 }
@@ -80,7 +92,7 @@ func (tl *timeline) mergeAt(i int) {
 		tl.iv[i].e = tl.iv[i+1].e
 		tl.iv = append(tl.iv[:i+1], tl.iv[i+2:]...)
 	}
-	if i > tl.head && tl.iv[i-1].e == tl.iv[i].s {
+	if i > 0 && tl.iv[i-1].e == tl.iv[i].s {
 		tl.iv[i-1].e = tl.iv[i].e
 		tl.iv = append(tl.iv[:i], tl.iv[i+1:]...)
 	}
