@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"strings"
 
 	"github.com/dustin/go-humanize"
@@ -43,11 +44,23 @@ func runCommand() *cli.Command {
 			&cli.Float64Flag{Name: "max-virtual-ms", Usage: "stop the measured phase after this much time (0: run every operation)"},
 			&cli.StringFlag{Name: "json", Usage: "write the complete result to `FILE`"},
 			&cli.StringFlag{Name: "csv", Usage: "write the result as a one-row CSV to `FILE`"},
+			&cli.StringFlag{Name: "cpuprofile", Usage: "write a Go CPU profile of the run to `FILE` (where the simulator spends wall time)"},
 		},
 		Action: func(ctx *cli.Context) error {
 			c, err := configFromFlags(ctx)
 			if err != nil {
 				return err
+			}
+			if p := ctx.String("cpuprofile"); p != "" {
+				f, err := os.Create(p)
+				if err != nil {
+					return fmt.Errorf("--cpuprofile: %w", err)
+				}
+				defer f.Close()
+				if err := pprof.StartCPUProfile(f); err != nil {
+					return fmt.Errorf("--cpuprofile: %w", err)
+				}
+				defer pprof.StopCPUProfile()
 			}
 			res, err := bench.Run(c)
 			if err != nil {

@@ -28,8 +28,11 @@ type cachedNode struct {
 	addr  transport.GAddr
 	level int
 	image []byte // the node as read or written
-	freq  atomic.Uint64
-	pos   int // index in nodeCache.all; guarded by nodeCache.mu
+	// low is the node's low fence, kept apart from the image so that
+	// ordering the cache compares strings without slicing images.
+	low  string
+	freq atomic.Uint64
+	pos  int // index in nodeCache.all; guarded by nodeCache.mu
 }
 
 // nodeCache is one compute node's index cache, shared by its clients.
@@ -49,9 +52,7 @@ func newNodeCache(l *layout, budget uint64) *nodeCache {
 	return &nodeCache{l: l, capacity: int(budget / uint64(l.innerBytes))}
 }
 
-func (nc *nodeCache) less(a, b *cachedNode) bool {
-	return bytes.Compare(nc.l.low(a.image), nc.l.low(b.image)) < 0
-}
+func lessLow(a, b *cachedNode) bool { return a.low < b.low }
 
 // lookup returns the cached node of level lvl whose range covers key.
 func (nc *nodeCache) lookup(lvl int, key []byte) *cachedNode {
@@ -60,7 +61,7 @@ func (nc *nodeCache) lookup(lvl int, key []byte) *cachedNode {
 	if lvl < 1 || lvl > len(nc.levels) {
 		return nil
 	}
-	probe := &cachedNode{image: nc.probe(key)}
+	probe := &cachedNode{low: string(key)}
 	var found *cachedNode
 	nc.levels[lvl-1].DescendLessOrEqual(probe, func(n *cachedNode) bool {
 		found = n
@@ -73,24 +74,17 @@ func (nc *nodeCache) lookup(lvl int, key []byte) *cachedNode {
 	return found
 }
 
-// probe is a node image whose low fence is key, for ordered searches.
-func (nc *nodeCache) probe(key []byte) []byte {
-	b := make([]byte, nc.l.hdr)
-	copy(nc.l.low(b), key)
-	return b
-}
-
 // insert caches a copy of the internal node image at addr, replacing any
 // older copy of it, and evicts to stay within the budget.
 func (nc *nodeCache) insert(addr transport.GAddr, image []byte, rng *rand.Rand) {
 	if nc.capacity == 0 {
 		return
 	}
-	n := &cachedNode{addr: addr, level: level(image), image: bytes.Clone(image)}
+	n := &cachedNode{addr: addr, level: level(image), image: bytes.Clone(image), low: string(nc.l.low(image))}
 	nc.mu.Lock()
 	defer nc.mu.Unlock()
 	for len(nc.levels) < n.level {
-		nc.levels = append(nc.levels, btree.NewG(16, nc.less))
+		nc.levels = append(nc.levels, btree.NewG(16, lessLow))
 	}
 	if old, had := nc.levels[n.level-1].ReplaceOrInsert(n); had {
 		n.pos = old.pos
