@@ -155,7 +155,8 @@ func (f *Figure) panels() ([]*plot.Plot, error) {
 		p.Legend.Top, p.Legend.Left = true, true
 		p.Legend.TextStyle.Font.Size = 8
 		p.Add(plotter.NewGrid())
-		if f.LogY && f.Kind == Lines {
+		logY := f.LogY && f.Kind == Lines && hasPositive(pn)
+		if logY { // an empty panel keeps a linear axis: a log axis needs data
 			p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
 		}
 		var err error
@@ -164,7 +165,7 @@ func (f *Figure) panels() ([]*plot.Plot, error) {
 			if f.LogX {
 				p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
 			}
-			err = addLines(p, pn, f.LogY)
+			err = addLines(p, pn, logY)
 		case Bars:
 			err = addBars(p, pn, f.LogY)
 		default:
@@ -180,7 +181,7 @@ func (f *Figure) panels() ([]*plot.Plot, error) {
 		if !f.LogY || f.Kind == Bars {
 			p.Y.Min = 0 // axes start at zero (for log bars: the lowest decade)
 		}
-		headroom(p, f.LogY && f.Kind == Lines)
+		headroom(p, logY)
 		out = append(out, p)
 	}
 	return out, nil
@@ -199,8 +200,27 @@ var shapes = []draw.GlyphDrawer{
 	draw.PlusGlyph{}, draw.RingGlyph{}, draw.BoxGlyph{}, draw.PyramidGlyph{},
 }
 
-// headroom leaves the top quarter of a panel to the legend.
+// hasPositive reports whether a panel has a value a log axis can show.
+func hasPositive(pn Panel) bool {
+	for _, s := range pn.Series {
+		for _, y := range s.Y {
+			if y > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// headroom leaves the top quarter of a panel to the legend. A panel
+// without data gets the unit range: gonum leaves its range infinite.
 func headroom(p *plot.Plot, log bool) {
+	if math.IsInf(p.Y.Max, 0) || math.IsInf(p.Y.Min, 0) || p.Y.Max <= p.Y.Min {
+		p.Y.Min, p.Y.Max = 0, 1
+	}
+	if math.IsInf(p.X.Max, 0) || math.IsInf(p.X.Min, 0) {
+		p.X.Min, p.X.Max = 0, 1
+	}
 	if log {
 		p.Y.Max *= 4
 		return
