@@ -34,6 +34,10 @@ type client struct {
 	// leaf that must split lives in the cache); noOffload makes the
 	// current operation fall back from offloading after an SMO.
 	forceAdmit, noOffload bool
+	// bufs and fence are the node buffers and the high-fence copy of
+	// operations without the cache (direct.go).
+	bufs  [2]node
+	fence []byte
 }
 
 func (x *Index) newClient(ep transport.Endpoint) *client {
@@ -347,12 +351,13 @@ func (c *client) reheat(f *frame, v uint64, ch *frame, a transport.GAddr) {
 
 // own runs fn if this compute node owns key; otherwise it forwards the
 // operation to the owner (section 4: each compute node serves its range).
+// Without partitioning every compute node serves every key.
 func (c *client) own(key []byte, fn func() error, forward func(owner int) error) error {
 	for i := 0; ; i++ {
 		c.retry(i)
 		parts := c.x.parts.Load()
 		o := parts.owner(key)
-		if o != c.cn.idx {
+		if c.x.opt.partitioned && o != c.cn.idx {
 			err := forward(o)
 			if err == errWrongOwner {
 				continue

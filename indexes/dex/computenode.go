@@ -30,6 +30,10 @@ type computeNode struct {
 	epoch atomic.Uint64
 	hits  atomic.Uint64
 	seen  atomic.Uint64
+	// rootAddr and latches serve cache=false (direct.go): the root's
+	// address, 0 until read, and the latches of this node's threads.
+	rootAddr atomic.Uint64
+	latches  latchTable
 	// handlers keeps one client per RPC core endpoint for forwarded
 	// operations, so their free pages survive between requests.
 	handlers sync.Map
@@ -37,6 +41,9 @@ type computeNode struct {
 
 func newComputeNode(x *Index, idx int, cacheBytes uint64) *computeNode {
 	n := max(minFrames, int(cacheBytes/NodeBytes))
+	if !x.opt.cached {
+		n = 0
+	}
 	c := &computeNode{x: x, idx: idx, id: x.comps[idx]}
 	c.mt.init()
 	for i := range n {
@@ -68,6 +75,8 @@ func (c *computeNode) reset() {
 		f.ver.Add(2)
 	}
 	c.used.Store(0)
+	c.rootAddr.Store(0)
+	c.latches.clear()
 	c.epoch.Add(1)
 	c.handlers = sync.Map{}
 }

@@ -16,3 +16,9 @@ func TestConformance(t *testing.T) {
 func TestConformanceOffloadAlways(t *testing.T) {
 	indextest.Run(t, "dex", map[string]string{"offload": "always"})
 }
+
+// The baseline RDMA B+-tree of section 8.3: no cache, every node shared.
+// Partitioning without the cache is in norace_test.go.
+func TestConformanceBaseline(t *testing.T) {
+	indextest.Run(t, "dex", map[string]string{"partitioning": "false", "cache": "false", "offload": "off"})
+}

@@ -16,6 +16,10 @@ func init() {
 		Paper:   paper,
 		Summary: "B+-tree with logical partitioning, a compute-side cache of inner and leaf nodes and cost-aware offloading",
 		Params: []indexes.Param{
+			{Name: "partitioning", Kind: indexes.KindBool, Default: "true",
+				Doc: "logical partitioning (section 4); false is the baseline RDMA B+-tree of section 8.3, where every node is shared (optimistic RDMA reads, RDMA locks) and needs cache=false"},
+			{Name: "cache", Kind: indexes.KindBool, Default: "true",
+				Doc: "the compute-side cache of inner and leaf nodes (section 5); false reads every path from the memory pool (section 8.3's first two steps) and turns offloading off, as offloads start at cached nodes"},
 			{Name: "offload", Kind: indexes.KindEnum, Default: "cost", Values: []string{"off", "always", "cost"},
 				Doc: "opportunistic offloading (section 6, Figure 5): off, always (offload every miss at a level <= M), or cost (the load- and cost-aware rule of section 6.1)"},
 			{Name: "cooling", Kind: indexes.KindEnum, Default: "map", Values: []string{"map", "fifo"},
@@ -36,6 +40,8 @@ func init() {
 
 // options are the resolved parameters.
 type options struct {
+	partitioned bool
+	cached      bool
 	offload     string
 	fifo        bool
 	leafAdmit   float64
@@ -67,6 +73,8 @@ func New(env indexes.Env, p indexes.Params) (indexes.Index, error) {
 		return nil, fmt.Errorf("key size %d and value size %d: both must be positive", env.KeySize, env.ValueSize)
 	}
 	o := options{
+		partitioned: p.Bool("partitioning"),
+		cached:      p.Bool("cache"),
 		offload:     p.String("offload"),
 		fifo:        p.String("cooling") == "fifo",
 		leafAdmit:   p.Float("leafadmission"),
@@ -75,6 +83,12 @@ func New(env indexes.Env, p indexes.Params) (indexes.Index, error) {
 	}
 	if p.String("admission") == "eager" {
 		o.leafAdmit = 1
+	}
+	if !o.partitioned && o.cached {
+		return nil, fmt.Errorf("dex: partitioning=false needs cache=false: the cache keeps owned leaves dirty without RDMA locks, which is sound only under partitioning (section 8.3 adds partitioning before caching)")
+	}
+	if !o.cached {
+		o.offload = "off"
 	}
 	l := newLayout(env.KeySize, env.ValueSize)
 	if l.leafCap < 4 || l.innerCap < 4 {
@@ -141,6 +155,13 @@ func (x *Index) compute(n transport.NodeID) *computeNode {
 		}
 	}
 	panic(fmt.Sprintf("dex: node %d is not a compute node", n))
+}
+
+// sharedRange reports whether a node over [low, high) is shared: it
+// crosses a partition boundary, or there is no partitioning and every
+// node is shared (section 8.3's baseline).
+func (x *Index) sharedRange(p *partitions, low, high []byte) bool {
+	return !x.opt.partitioned || p.shared(low, high)
 }
 
 // placement chooses the memory node of a new node at level lv whose

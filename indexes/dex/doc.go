@@ -39,6 +39,35 @@
 //	scan                                         one lookup per leaf over the fence keys; never offloaded
 //	key owned by another node                    1 RPC to that compute node, which serves it
 //
+// # Ablation modes (section 8.3, Figure 8)
+//
+// partitioning and cache select the steps of Figure 8: the baseline RDMA
+// B+-tree (partitioning=false, cache=false), +partitioning
+// (partitioning=true, cache=false), +caching (both true, offload=off) and
+// DEX (the defaults). Without the cache (direct.go) no node outlives the
+// operation that read it: every traversal reads its path from the memory
+// pool, starting at the root, and offloading is off. A shared node is read
+// with the optimistic lock (READ lock word, READ node, READ lock word;
+// Algorithm 1 lines 3-6) and written under its RDMA lock (READ lock word,
+// CAS, READ node, then WRITE body and WRITE lock word in one doorbell
+// batch). Without partitioning every node is shared and every compute node
+// serves every key. With partitioning, a node inside one partition is read
+// with one READ and written back without its lock word under a local
+// latch of its owner's threads: no RDMA atomic. A full leaf is split by a
+// lock-coupled walk from the root pointer (splitSharedPath, shared with the
+// cached mode's split of shared nodes), one walk per split plus one that
+// finds nothing to split. TestVerbsPerOperation checks, on the golden
+// tree (L = 3 levels: root shared, level-1 node and leaf owned), with S of
+// the L levels shared (all of them in the baseline; leaves are never
+// shared under partitioning):
+//
+//	                               baseline (S = L)               +partitioning
+//	search *                       3L READ                        3S + (L-S) READ
+//	update, insert, delete *       3(L-1) READ, READ lock word,   3S + (L-S) READ,
+//	                               CAS, READ leaf, WRITE 1016 B,  WRITE 1016 B
+//	                               WRITE lock word
+//	insert splitting a leaf *      32 READ, 8 CAS, 12 WRITE       22 READ, 2 CAS, 6 WRITE
+//
 // A cached shared node remembers the lock word it was read at; a refresh
 // installs a fresh image only if it is newer, since a thread of the same
 // compute node may have split a child under the node after the image was
@@ -60,8 +89,15 @@
 //   - Memory of split-away and merged nodes is never freed, as in Sherman.
 //   - The offload coefficient c is a parameter (1.2): the paper only says
 //     c > 1.
-//   - Logical partitioning and the cache are always on: the ablation steps
-//     of Figure 8 without them (section 8.3: a baseline RDMA B+-tree, then
-//     partitioning without a cache) are not implemented, nor is
-//     repartitioning (section 4).
+//   - Repartitioning (section 4) is not implemented.
+//   - Without the cache (cache=false) each compute node keeps the root's
+//     address (8 bytes, re-read when the root no longer covers a key), as
+//     a traversal needs somewhere to start; deletes never merge leaves;
+//     partitioning=false needs cache=false (section 8.3 adds caching only
+//     after partitioning).
+//   - With partitioning and no cache, writes to shared nodes take the
+//     local latch as well as the RDMA lock, and reads of them validate
+//     it: a split by another compute node can narrow a shared node into
+//     this node's partition while one of its threads still writes it as
+//     shared, and a thread that sees it owned takes the latch alone.
 package dex

@@ -108,8 +108,12 @@ func (c *client) write(key, val []byte, op opKind, local func() error) error {
 // onLeaf finds key's leaf and applies fn to it: in the cache under the
 // frame's lock, to a fetched leaf that was not admitted (written back at
 // once, section 5.4), or on the memory node when the traversal offloads.
-// It returns the offloaded answer when there is one.
+// It returns the offloaded answer when there is one. Without the cache it
+// works on the memory pool's copy (onLeafDirect).
 func (c *client) onLeaf(key, val []byte, op opKind, fn leafOp) ([]byte, bool, error) {
+	if !c.x.opt.cached {
+		return nil, false, c.onLeafDirect(key, op, fn)
+	}
 	l := &c.x.l
 	for i := 0; ; i++ {
 		c.retry(i)

@@ -47,7 +47,10 @@ func (c *client) Scan(start []byte, n int, fn func(key, val []byte) bool) error 
 func (c *client) scanLocal(start []byte, n int) ([]kv, []byte, error) {
 	l := &c.x.l
 	parts := c.x.parts.Load()
-	limit := parts.next(c.cn.idx)
+	var limit []byte
+	if c.x.opt.partitioned {
+		limit = parts.next(c.cn.idx)
+	}
 	k := bytes.Clone(start)
 	var out []kv
 	for len(out) < n {

@@ -257,14 +257,20 @@ func (c *client) refreshSplit(key []byte) error {
 }
 
 // splitSharedPath performs at most one split on the shared path of key
-// and reports whether it did (the caller walks again).
+// and reports whether it did (the caller walks again). It couples locks
+// from the remote root down, splitting the first full node under its
+// locked parent. With the cache it stops at the first owned node, which
+// splits in the cache; without it (splitPathDirect) it walks down to the
+// leaf, owned nodes under their latches.
 func (c *client) splitSharedPath(parts *partitions, key []byte, l *layout) (bool, error) {
 	x, ep := c.x, c.ep
 	ra, err := x.readRoot(ep)
 	if err != nil {
 		return false, err
 	}
-	rv, err := x.lockRemote(ep, ra)
+	// The root spans every key: shared unless one compute node owns all.
+	zero := make([]byte, l.ks)
+	hr, err := c.lockNode(ra, x.opt.cached || x.sharedRange(parts, zero, nil))
 	if err != nil {
 		return false, err
 	}
@@ -273,23 +279,24 @@ func (c *client) splitSharedPath(parts *partitions, key []byte, l *layout) (bool
 		return false, err
 	}
 	if now, err := x.readRoot(ep); err != nil || now != ra {
-		if rerr := x.releaseRemote(ep, ra, rv); rerr != nil {
+		if rerr := c.unlockNode(hr, nil); rerr != nil {
 			return false, rerr
 		}
 		return true, err
 	}
 	if l.full(cur) {
-		return true, c.splitRemoteRoot(ra, rv, cur)
+		return true, c.splitRemoteRoot(hr, cur)
 	}
-	ca, cv := ra, rv
+	hc := hr
 	for cur.level() > 0 {
 		i := l.innerFind(cur, key)
 		low, high := l.childRange(cur, i)
-		if !parts.shared(low, high) {
+		shared := x.sharedRange(parts, low, high)
+		if !shared && x.opt.cached {
 			break
 		}
 		cha := transport.GAddr(l.child(cur, i))
-		chv, err := x.lockRemote(ep, cha)
+		hch, err := c.lockNode(cha, shared)
 		if err != nil {
 			return false, err
 		}
@@ -308,25 +315,24 @@ func (c *client) splitSharedPath(parts *partitions, key []byte, l *layout) (bool
 			if err := ep.Write(sa, sib); err != nil {
 				return false, err
 			}
-			ch.setLockWord(chv + 2)
-			if err := x.unlockRemote(ep, cha, ch); err != nil {
+			if err := c.unlockNode(hch, ch); err != nil {
 				return false, err
 			}
 			l.innerInsertAt(cur, i+1, sep, uint64(sa))
-			cur.setLockWord(cv + 2)
-			return true, x.unlockRemote(ep, ca, cur)
+			return true, c.unlockNode(hc, cur)
 		}
-		if err := x.releaseRemote(ep, ca, cv); err != nil {
+		if err := c.unlockNode(hc, nil); err != nil {
 			return false, err
 		}
-		ca, cv, cur = cha, chv, ch
+		hc, cur = hch, ch
 	}
-	return false, x.releaseRemote(ep, ca, cv)
+	return false, c.unlockNode(hc, nil)
 }
 
-// splitRemoteRoot splits the locked full shared root at ra.
-func (c *client) splitRemoteRoot(ra transport.GAddr, rv uint64, cur node) error {
+// splitRemoteRoot splits the locked full root held by h.
+func (c *client) splitRemoteRoot(h held, cur node) error {
 	x, l, ep := c.x, &c.x.l, c.ep
+	ra := h.a
 	lv := cur.level()
 	sa, err := x.alloc(ep, x.placement(lv, ra.Node()))
 	if err != nil {
@@ -357,8 +363,7 @@ func (c *client) splitRemoteRoot(ra transport.GAddr, rv uint64, cur node) error 
 	if err := ep.Write(x.rootPtr, ptr[:]); err != nil {
 		return err
 	}
-	cur.setLockWord(rv + 2)
-	return x.unlockRemote(ep, ra, cur)
+	return c.unlockNode(h, cur)
 }
 
 // refresh brings the cached shared nodes on key's path up to date from

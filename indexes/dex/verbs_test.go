@@ -259,15 +259,98 @@ var golden = map[string]struct {
 			{"shared-inner-miss", search(5000, true), verbs{R: {4, 0, lw + nb + lw + nb}}},
 		},
 	},
+	// Section 8.3's baseline RDMA B+-tree: no cache, every node shared.
+	// Every level costs the optimistic lock's three READs; a write locks
+	// its leaf (READ lock word, CAS), reads it, and writes body and lock
+	// word in one doorbell batch. Compute node 2 serves key 8000 itself.
+	"baseline": {
+		params: map[string]string{"partitioning": "false", "cache": "false", "offload": "off"},
+		steps: []goldenStep{
+			{"search", search(100, true), verbs{R: {9, 0, 3 * shared}}},
+			{"search-absent", search(101, false), verbs{R: {9, 0, 3 * shared}}},
+			{"search-other-partition", search(8000, true), verbs{R: {9, 0, 3 * shared}}},
+			{"update", func(c *client) error { return c.Update(key(100), val(101)) }, lockedWrite(2)},
+			{"insert", func(c *client) error { return c.Insert(key(101), val(102)) }, lockedWrite(2)},
+			{"insert-fill", insertRange(103, 123), lockedWrite(2).times(11)},
+			// The leaf is full: it is released, then two lock-coupled walks
+			// from the root (each: root pointer, root locked and read, root
+			// pointer again, level-1 node locked and read, root released,
+			// leaf locked and read) split it and find nothing more to
+			// split, and the insert restarts.
+			{"insert-split", insertRange(125, 125), verbs{
+				R: {6 + 2 + 8 + 8 + 6 + 2, 0, 2*shared + lw + nb + 2*walk + 2*shared + lw + nb},
+				C: {8, 8 * cas[0], 8 * cas[1]},
+				W: {12, lw + (lw + nb + body + lw + body + lw) + 3*lw + body + lw, 0},
+			}},
+			{"delete", func(c *client) error { return c.Delete(key(102)) }, lockedWrite(2)},
+		},
+	},
+	// Logical partitioning without the cache: the shared root costs three
+	// READs, every owned node one; owned nodes are written back under a
+	// local latch, with no RDMA atomic.
+	"partitioning": {
+		params: map[string]string{"partitioning": "true", "cache": "false", "offload": "off"},
+		steps: []goldenStep{
+			{"search", search(100, true), verbs{R: {5, 0, shared + 2*nb}}},
+			{"search-absent", search(101, false), verbs{R: {5, 0, shared + 2*nb}}},
+			{"search-shared-inner", search(5000, true), verbs{R: {7, 0, 2*shared + nb}}},
+			{"update", func(c *client) error { return c.Update(key(100), val(101)) }, verbs{R: {5, 0, shared + 2*nb}, W: {1, body, 0}}},
+			{"insert", func(c *client) error { return c.Insert(key(101), val(102)) }, verbs{R: {5, 0, shared + 2*nb}, W: {1, body, 0}}},
+			{"insert-fill", insertRange(103, 123), verbs{R: {55, 0, 11 * (shared + 2*nb)}, W: {11, 11 * body, 0}}},
+			// Two walks: only the shared root is RDMA-locked; the owned
+			// level-1 node and leaf are latched and read with one READ.
+			{"insert-split", insertRange(125, 125), verbs{
+				R: {5 + 6 + 6 + 5, 0, shared + 2*nb + 2*(8+lw+nb+8+2*nb) + shared + 2*nb},
+				C: {2, 2 * cas[0], 2 * cas[1]},
+				W: {6, lw + nb + 2*body + lw + body, 0},
+			}},
+			{"delete", func(c *client) error { return c.Delete(key(102)) }, verbs{R: {5, 0, shared + 2*nb}, W: {1, body, 0}}},
+		},
+	},
+}
+
+// Bytes of the no-cache variants: a shared node's optimistic read (lock
+// word, node, lock word), one lock-coupled split walk of the baseline
+// (root pointer, lock word, root, root pointer, then the level-1 node and
+// the leaf each with lock word and node), and a CAS out and in as the
+// simulator counts them (the 8-byte operand, the 8-byte old value).
+const (
+	shared = lw + nb + lw
+	walk   = 8 + lw + nb + 8 + 2*(lw+nb)
+)
+
+var cas = [2]uint64{8, 8}
+
+// lockedWrite is a baseline write to a leaf below `above` shared levels:
+// their optimistic reads, then READ lock word, CAS, READ leaf, WRITE body
+// and lock word.
+func lockedWrite(above uint64) verbs {
+	return verbs{
+		R: {3*above + 2, 0, above*shared + lw + nb},
+		C: {1, cas[0], cas[1]},
+		W: {2, body + lw, 0},
+	}
+}
+
+// times is n repetitions of v.
+func (v verbs) times(n uint64) verbs {
+	out := verbs{}
+	for k, x := range v {
+		out[k] = [3]uint64{x[0] * n, x[1] * n, x[2] * n}
+	}
+	return out
 }
 
 // TestVerbsPerOperation is the golden verb count of every operation with a
 // warm cache on the simulator, the table of doc.go: a hit costs nothing, an
 // owned leaf miss one READ of the node, an offloaded operation one RPC and
 // no READ, a shared node the optimistic lock's three READs (Algorithm 1
-// lines 1-10), a write to a cached leaf nothing until the page cools.
+// lines 1-10), a write to a cached leaf nothing until the page cools; and
+// without the cache (section 8.3's ablation), three READs per shared level
+// and one per owned level on every operation, RDMA locks on shared nodes
+// only. There the warm-up only reads the root pointer.
 func TestVerbsPerOperation(t *testing.T) {
-	for _, name := range []string{"cache", "lazy", "offload"} {
+	for _, name := range []string{"cache", "lazy", "offload", "baseline", "partitioning"} {
 		t.Run(name, func(t *testing.T) {
 			g := golden[name]
 			f, x := newGolden(t, g.params)
@@ -313,5 +396,23 @@ func TestVerbsPerOperation(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The cache keeps owned leaves dirty without RDMA locks, so it needs
+// partitioning: the combination section 8.3 never runs is refused.
+func TestCacheNeedsPartitioning(t *testing.T) {
+	f, err := sim.New(goldenCluster(), sim.CX5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	spec, err := indexes.Lookup("dex")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := indexes.Env{Fabric: f, KeySize: 8, ValueSize: 8, CacheBytes: 1 << 20}
+	if _, err := spec.Build(env, map[string]string{"partitioning": "false"}); err == nil {
+		t.Fatal("partitioning=false with the cache was accepted")
 	}
 }
