@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -64,6 +65,8 @@ const (
 	noteH   = 0.18 * vg.Inch
 	maxCols = 3
 	pngDPI  = 160
+	minW    = 7 * vg.Inch // wide enough for a paper's caption and the notes
+	noteLen = 150         // characters per note line
 )
 
 // Save writes the figure to base.pdf, base.svg and base.png.
@@ -74,8 +77,9 @@ func (f *Figure) Save(base string) error {
 	}
 	cols := min(len(plots), maxCols)
 	rows := (len(plots) + cols - 1) / cols
-	w := vg.Length(cols) * panelW
-	h := vg.Length(rows)*panelH + titleH + vg.Length(len(f.Notes))*noteH + noteH/2
+	w := max(vg.Length(cols)*panelW, minW)
+	notes := wrap(f.Notes, noteLen)
+	h := vg.Length(rows)*panelH + titleH + vg.Length(len(notes))*noteH + noteH/2
 	canvases := []struct {
 		ext string
 		new func() (vg.CanvasWriterTo, error)
@@ -91,7 +95,7 @@ func (f *Figure) Save(base string) error {
 		if err != nil {
 			return err
 		}
-		f.draw(draw.New(cv), plots, rows, cols)
+		f.draw(draw.New(cv), plots, notes, rows, cols)
 		var b bytes.Buffer
 		if _, err := cv.WriteTo(&b); err != nil {
 			return fmt.Errorf("render %s.%s: %w", base, c.ext, err)
@@ -104,7 +108,7 @@ func (f *Figure) Save(base string) error {
 }
 
 // draw lays the title, the panels and the notes out on dc.
-func (f *Figure) draw(dc draw.Canvas, plots []*plot.Plot, rows, cols int) {
+func (f *Figure) draw(dc draw.Canvas, plots []*plot.Plot, notes []string, rows, cols int) {
 	top := dc.Max.Y
 	titleFont := font.From(plot.DefaultFont, 12)
 	sty := draw.TextStyle{Color: color.Black, Font: titleFont, XAlign: draw.XCenter, YAlign: draw.YTop, Handler: plot.DefaultTextHandler}
@@ -112,13 +116,13 @@ func (f *Figure) draw(dc draw.Canvas, plots []*plot.Plot, rows, cols int) {
 
 	noteFont := font.From(plot.DefaultFont, 8)
 	note := draw.TextStyle{Color: color.Gray{Y: 60}, Font: noteFont, XAlign: draw.XLeft, YAlign: draw.YBottom, Handler: plot.DefaultTextHandler}
-	for i, n := range f.Notes {
-		y := dc.Min.Y + vg.Length(len(f.Notes)-1-i)*noteH + 4
+	for i, n := range notes {
+		y := dc.Min.Y + vg.Length(len(notes)-1-i)*noteH + 4
 		dc.FillText(note, vg.Point{X: dc.Min.X + 8, Y: y}, n)
 	}
 
 	area := draw.Canvas{Canvas: dc.Canvas, Rectangle: vg.Rectangle{
-		Min: vg.Point{X: dc.Min.X, Y: dc.Min.Y + vg.Length(len(f.Notes))*noteH + noteH/2},
+		Min: vg.Point{X: dc.Min.X, Y: dc.Min.Y + vg.Length(len(notes))*noteH + noteH/2},
 		Max: vg.Point{X: dc.Max.X, Y: top - titleH},
 	}}
 	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Millimeter * 3, PadY: vg.Millimeter * 3, PadTop: vg.Millimeter, PadBottom: vg.Millimeter, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
@@ -323,8 +327,46 @@ func addBars(p *plot.Plot, pn Panel, logY bool) error {
 		p.Add(b)
 		p.Legend.Add(s.Label, b)
 	}
-	p.NominalX(pn.Categories...)
+	p.NominalX(shortLabels(pn.Categories)...)
 	return nil
+}
+
+// shortLabels drops what every category shares at its start
+// ("dmtree-ycsb-a", "dmtree-ycsb-b" -> "a", "b"), cut at a separator, so
+// that labels fit under their bars.
+func shortLabels(cats []string) []string {
+	if len(cats) < 2 {
+		return cats
+	}
+	prefix := cats[0]
+	for _, c := range cats[1:] {
+		for !strings.HasPrefix(c, prefix) {
+			prefix = prefix[:len(prefix)-1]
+		}
+	}
+	prefix = prefix[:strings.LastIndexAny(prefix, "-_./ ")+1]
+	out := make([]string, len(cats))
+	for i, c := range cats {
+		out[i] = strings.TrimPrefix(c, prefix)
+	}
+	return out
+}
+
+// wrap breaks notes into lines of at most n characters at spaces.
+func wrap(notes []string, n int) []string {
+	var out []string
+	for _, note := range notes {
+		for len(note) > n {
+			cut := strings.LastIndex(note[:n], " ")
+			if cut <= 0 {
+				cut = n
+			}
+			out = append(out, note[:cut])
+			note = strings.TrimLeft(note[cut:], " ")
+		}
+		out = append(out, note)
+	}
+	return out
 }
 
 // decades ticks a linear axis of log10(value) - base at whole decades.

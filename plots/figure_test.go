@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -55,5 +56,24 @@ func TestSaveWritesEveryFormat(t *testing.T) {
 	}
 	if err := (&Figure{Kind: Lines}).Save(filepath.Join(dir, "empty")); err == nil {
 		t.Error("a figure without panels saved")
+	}
+}
+
+func TestLabelsAndNotesFit(t *testing.T) {
+	got := shortLabels([]string{"dmtree-ycsb-a", "dmtree-ycsb-b", "dmtree-ycsb-c"})
+	if got[0] != "a" || got[2] != "c" {
+		t.Errorf("shortLabels = %v, want a, b, c", got)
+	}
+	if got := shortLabels([]string{"p50", "p99"}); got[0] != "p50" {
+		t.Errorf("labels without a separated prefix must stay whole: %v", got)
+	}
+	lines := wrap([]string{strings.Repeat("word ", 70)}, 150)
+	for _, l := range lines {
+		if len(l) > 150 {
+			t.Errorf("note line of %d characters", len(l))
+		}
+	}
+	if len(lines) < 3 {
+		t.Errorf("350 characters wrapped into %d lines", len(lines))
 	}
 }
