@@ -57,26 +57,8 @@ var propertyTable = []property{
 	intProp(prop.FieldLength, 1, maxValueSize, func(s *Spec) *int64 { return &s.FieldLength }),
 	intProp(PropKeySize, minKeySize, maxKeySize, func(s *Spec) *int { return &s.KeySize }),
 	intProp(PropSeed, math.MinInt64, math.MaxInt64, func(s *Spec) *int64 { return &s.Seed }),
-	{
-		name: PropPartitionedKeys,
-		want: "a boolean (true, false, 1, 0, yes, no, on, off)",
-		set: func(s *Spec, v string) bool {
-			b, ok := parseBool(v)
-			s.PartitionedKeys = b
-			return ok
-		},
-		get: func(s *Spec) string { return strconv.FormatBool(s.PartitionedKeys) },
-	},
-	{
-		name: PropWarmupReadAll,
-		want: "a boolean (true, false, 1, 0, yes, no, on, off)",
-		set: func(s *Spec, v string) bool {
-			b, ok := parseBool(v)
-			s.WarmupReadAll = b
-			return ok
-		},
-		get: func(s *Spec) string { return strconv.FormatBool(s.WarmupReadAll) },
-	},
+	boolProp(PropPartitionedKeys, func(s *Spec) *bool { return &s.PartitionedKeys }),
+	boolProp(PropWarmupReadAll, func(s *Spec) *bool { return &s.WarmupReadAll }),
 
 	fixed(prop.Workload, "core", "site.ycsb.workloads.CoreWorkload"),
 	fixed(prop.FieldLengthDistribution, "constant"),
@@ -126,6 +108,20 @@ var propertyByName = func() map[string]property {
 	}
 	return m
 }()
+
+// boolProp is a boolean dmbench property.
+func boolProp(name string, field func(*Spec) *bool) property {
+	return property{
+		name: name,
+		want: "a boolean (true, false, 1, 0, yes, no, on, off)",
+		set: func(s *Spec, v string) bool {
+			b, ok := parseBool(v)
+			*field(s) = b
+			return ok
+		},
+		get: func(s *Spec) string { return strconv.FormatBool(*field(s)) },
+	}
+}
 
 func intProp[T int | int64](name string, lo, hi int64, field func(*Spec) *T) property {
 	want := fmt.Sprintf("an integer from %d to %d", lo, hi)
