@@ -220,41 +220,39 @@ func (c *client) Insert(key, val []byte) error {
 	return nil
 }
 
-func (c *client) Update(key, val []byte) error {
-	x := c.x
-	mu := x.writer(key)
+// modify runs write on the live entry of key, under the key's writer lock,
+// after the READ of the entry that the Expected update and delete make.
+func (c *client) modify(key []byte, write func(s *slot) error) error {
+	mu := c.x.writer(key)
 	mu.Lock(c.ep)
 	defer mu.Unlock()
-	s, ok := x.lookup(key)
+	s, ok := c.x.lookup(key)
 	if !ok || !s.live {
 		return indexes.ErrNotFound
 	}
 	if _, err := c.readEntry(s.addr, key); err != nil {
 		return err
 	}
-	x.encode(c.buf, key, val)
-	return c.ep.Write(s.addr, c.buf)
+	return write(&s)
+}
+
+func (c *client) Update(key, val []byte) error {
+	return c.modify(key, func(s *slot) error {
+		c.x.encode(c.buf, key, val)
+		return c.ep.Write(s.addr, c.buf)
+	})
 }
 
 func (c *client) Delete(key []byte) error {
-	x := c.x
-	mu := x.writer(key)
-	mu.Lock(c.ep)
-	defer mu.Unlock()
-	s, ok := x.lookup(key)
-	if !ok || !s.live {
-		return indexes.ErrNotFound
-	}
-	if _, err := c.readEntry(s.addr, key); err != nil {
-		return err
-	}
-	var zero [8]byte
-	if err := c.ep.Write(s.addr.Add(uint64(x.elen-8)), zero[:]); err != nil {
-		return err
-	}
-	s.live = false
-	x.record(s) // keep the slot: a re-insert reuses it, so a search holding the old address stays right
-	return nil
+	return c.modify(key, func(s *slot) error {
+		var zero [8]byte
+		if err := c.ep.Write(s.addr.Add(uint64(c.x.elen-8)), zero[:]); err != nil {
+			return err
+		}
+		s.live = false
+		c.x.record(*s) // keep the slot: a re-insert reuses it, so a search holding the old address stays right
+		return nil
+	})
 }
 
 // Scan reads the next live entries the oracle lists, one READ per run of
