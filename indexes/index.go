@@ -63,8 +63,23 @@ type Env struct {
 	// CacheBytes is the compute-side cache budget per compute node.
 	CacheBytes uint64
 	// Partitions, when not nil, are the lower bounds of the key ranges
-	// owned by each compute node in order (the first is the zero key):
-	// the workload's partitionedkeys option, which DEX and the
-	// P-variants of Sherman and SMART exploit.
+	// owned by the first len(Partitions) compute nodes in order (the
+	// first is the zero key): the workload's partitionedkeys option,
+	// which DEX and the P-variants of Sherman and SMART exploit. Compute
+	// nodes beyond them are spares: they own no keys until a
+	// Repartitioner hands them some.
 	Partitions [][]byte
+}
+
+// Repartitioner is an index whose compute nodes own logical key
+// partitions that can move between them while clients run (DEX section 4,
+// Figure 10): routing changes, data stays where it is.
+type Repartitioner interface {
+	// Repartition moves the upper part of compute node from's partition,
+	// the keys at or above split, to compute node to (both are positions
+	// in the fabric's compute-node list; to is typically a spare). It runs
+	// on ep, a thread of compute node from, and returns once to serves
+	// the moved keys. The index may move split to a boundary it can
+	// honour (DEX: a leaf's fence key); it returns the first key moved.
+	Repartition(ep transport.Endpoint, from, to int, split []byte) (bound []byte, err error)
 }

@@ -142,3 +142,37 @@ func (m *RWMutex) wakeLocked() {
 		ep.Unpark()
 	}
 }
+
+// Gate holds endpoints back until it is opened, once: the runner starts a
+// spare compute node's clients when a repartitioning hands it keys. The
+// zero value is closed.
+type Gate struct {
+	mu      sync.Mutex
+	open    bool
+	waiters []Endpoint
+}
+
+// Wait returns once g is open, parking ep until then.
+func (g *Gate) Wait(ep Endpoint) {
+	g.mu.Lock()
+	if g.open {
+		g.mu.Unlock()
+		return
+	}
+	g.waiters = append(g.waiters, ep)
+	g.mu.Unlock()
+	ep.Park()
+}
+
+// Open releases every waiter, in the order they arrived, and lets later
+// callers of Wait through.
+func (g *Gate) Open() {
+	g.mu.Lock()
+	g.open = true
+	waiters := g.waiters
+	g.waiters = nil
+	g.mu.Unlock()
+	for _, ep := range waiters {
+		ep.Unpark()
+	}
+}

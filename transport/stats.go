@@ -46,13 +46,66 @@ func (c Counters) Bytes() uint64 {
 	return n
 }
 
+// Step labels a stretch of an operation by the index's own algorithm
+// (Endpoint.SetStep). An index names its steps in its Spec; 0 is the
+// unlabelled rest of an operation.
+type Step uint8
+
+// MaxSteps bounds the number of distinct steps.
+const MaxSteps = 16
+
+// Activity is what a client's time went to, as the fabric sees it.
+type Activity uint8
+
+// The activities. A batch of verbs (Post) counts as its strongest kind:
+// atomic over WRITE over READ.
+const (
+	ActRead    Activity = iota // waiting for READs
+	ActWrite                   // waiting for WRITEs
+	ActAtomic                  // waiting for CAS, masked CAS or FAA
+	ActRPC                     // waiting for an RPC reply
+	ActCompute                 // local CPU work (Compute, doorbells)
+	ActWait                    // parked on a lock, or asleep
+	NumActivities
+)
+
+var activityNames = [NumActivities]string{"read", "write", "atomic", "rpc", "compute", "wait"}
+
+func (a Activity) String() string {
+	if a < NumActivities {
+		return activityNames[a]
+	}
+	return "activity?"
+}
+
+// TimeStats is where clients' time went, in nanoseconds, by the tag in
+// force: by activity and by the index's steps. The simulator measures it
+// in virtual time; the real fabrics leave it zero.
+type TimeStats struct {
+	Activity [MaxTags][NumActivities]int64
+	Steps    [MaxTags][MaxSteps]int64
+}
+
+// Add accumulates o into t.
+func (t *TimeStats) Add(o *TimeStats) {
+	for tag := range t.Activity {
+		for a := range t.Activity[tag] {
+			t.Activity[tag][a] += o.Activity[tag][a]
+		}
+		for s := range t.Steps[tag] {
+			t.Steps[tag][s] += o.Steps[tag][s]
+		}
+	}
+}
+
 // VerbStats is what an endpoint counts: by the tag in force when the verb
 // was issued and by target node. Doorbells counts Post calls and single
-// verbs (each rings one doorbell).
+// verbs (each rings one doorbell). Time is where the time went.
 type VerbStats struct {
 	ByTag     [MaxTags]Counters
 	ByNode    []Counters // indexed by target NodeID
 	Doorbells uint64
+	Time      TimeStats
 }
 
 // Count records one verb of kind v to node n carrying out/in payload bytes.
@@ -86,6 +139,7 @@ func (s *VerbStats) Merge(o *VerbStats) {
 		s.ByNode[n].Add(&o.ByNode[n])
 	}
 	s.Doorbells += o.Doorbells
+	s.Time.Add(&o.Time)
 }
 
 // Total sums the counters over all tags.

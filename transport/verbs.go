@@ -122,8 +122,18 @@ type Endpoint interface {
 	// by the runner, e.g. search vs insert); Tag reads it back.
 	SetTag(t Tag)
 	Tag() Tag
+	// SetStep labels the time that follows, until the next SetStep or
+	// SetTag, as one step of the index's algorithm (DMTree Table 1's
+	// "locking", "FP sync"); SetTag starts every operation at step 0,
+	// unlabelled. Step reads it back.
+	SetStep(s Step)
+	Step() Step
+	// Sleep waits ns without occupying the caller's core: a timer, as a
+	// runner uses to start an event mid-run.
+	Sleep(ns int64)
 	// Park blocks the caller until another endpoint calls Unpark on it.
-	// Only the blocking primitives of this package (Mutex, RWMutex) use it.
+	// Only the blocking primitives of this package (Mutex, RWMutex, Gate)
+	// use it.
 	Park()
 	Unpark()
 }

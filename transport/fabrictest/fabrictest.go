@@ -33,6 +33,7 @@ var cases = []struct {
 	{"RPC", testRPC},
 	{"Mutex", testMutex},
 	{"RWMutex", testRWMutex},
+	{"Gate", testGate},
 	{"Allocator", testAllocator},
 	{"Stats", testStats},
 	{"Panic", testPanic},

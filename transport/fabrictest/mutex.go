@@ -143,3 +143,38 @@ func readLocked(t *testing.T, ep transport.Endpoint, readers, writers transport.
 	_, err := ep.FAA(readers, ^uint64(0))
 	return ok(t, err, "FAA")
 }
+
+// testGate has clients wait at a closed gate that a sleeping client opens:
+// none may pass before the opener wakes, all must pass after, and a late
+// client passes an open gate without parking.
+func testGate(t *testing.T, s suite) {
+	cfg := s.config()
+	f := s.build(t, cfg)
+	c := cfg.ComputeNodeIDs()[0]
+	var gate transport.Gate
+	const sleep, waiters = 50_000, 5
+	var opened int64
+	passed := make([]int64, waiters)
+	f.Go(c, 0, func(ep transport.Endpoint) {
+		ep.Sleep(sleep)
+		opened = ep.Now()
+		gate.Open()
+	})
+	for i := range waiters {
+		f.Go(c, i%cfg.Threads, func(ep transport.Endpoint) {
+			gate.Wait(ep)
+			passed[i] = ep.Now()
+		})
+	}
+	run(t, f)
+	if opened < sleep {
+		t.Errorf("Sleep(%d) returned at %d ns", sleep, opened)
+	}
+	for i, at := range passed {
+		if at < opened {
+			t.Errorf("waiter %d passed at %d ns, before the gate opened at %d ns", i, at, opened)
+		}
+	}
+	f.Go(c, 1, func(ep transport.Endpoint) { gate.Wait(ep) })
+	run(t, f)
+}

@@ -29,6 +29,7 @@ type endpoint struct {
 	thread int
 	rng    *rand.Rand
 	tag    transport.Tag
+	step   transport.Step
 	wake   chan struct{} // Park/Unpark permit
 	// stats is nil for Setup endpoints, which count nothing.
 	stats *transport.VerbStats
@@ -183,8 +184,16 @@ func (e *endpoint) Now() int64 { return time.Since(e.f.start).Nanoseconds() }
 func (e *endpoint) Node() transport.NodeID { return e.node }
 func (e *endpoint) Thread() int            { return e.thread }
 func (e *endpoint) Rand() *rand.Rand       { return e.rng }
-func (e *endpoint) SetTag(t transport.Tag) { e.tag = t }
+func (e *endpoint) SetTag(t transport.Tag) { e.tag, e.step = t, 0 }
 func (e *endpoint) Tag() transport.Tag     { return e.tag }
+
+// SetStep only records the step: the time breakdown is measured by the
+// simulator (TimeStats), where it costs no real time.
+func (e *endpoint) SetStep(s transport.Step) { e.step = s }
+func (e *endpoint) Step() transport.Step     { return e.step }
+
+// Sleep sleeps for real.
+func (e *endpoint) Sleep(ns int64) { time.Sleep(time.Duration(ns)) }
 
 // Park waits for the permit Unpark leaves.
 func (e *endpoint) Park() { <-e.wake }

@@ -30,6 +30,7 @@ type endpoint struct {
 	yield   func(struct{}) bool
 	id      uint32 // for the event hash: Go order for clients
 	tag     transport.Tag
+	step    transport.Step
 	client  bool // counted in Fabric.live
 	single  [1]transport.Op
 
@@ -78,10 +79,19 @@ func (ep *endpoint) resume() {
 	}
 }
 
-// suspend hands control back to the event loop.
-func (ep *endpoint) suspend() {
+// suspend hands control back to the event loop. Virtual time passes for
+// an endpoint only while it is suspended, so this is where its time is
+// attributed: to a, and to the step and tag in force.
+func (ep *endpoint) suspend(a transport.Activity) {
+	t0 := ep.f.now
 	if !ep.yield(struct{}{}) {
 		panic(errStopped)
+	}
+	if d := (ep.f.now - t0) / psPerNs; d > 0 {
+		ts := &ep.thread.stats.Time
+		tag := ep.tag % transport.MaxTags
+		ts.Activity[tag][a] += d
+		ts.Steps[tag][ep.step%transport.MaxSteps] += d
 	}
 }
 
@@ -145,23 +155,32 @@ func (ep *endpoint) Compute(ns int64) {
 // busy occupies the endpoint's core for d ps and resumes when done.
 func (ep *endpoint) busy(d int64) {
 	end := ep.thread.cpu.serve(ep.f.now, d)
-	ep.sleepUntil(end)
+	ep.f.schedule(end, evResume, ep, 0)
+	ep.suspend(transport.ActCompute)
 }
 
 // sleepUntil suspends without occupying the core.
 func (ep *endpoint) sleepUntil(t int64) {
 	ep.f.schedule(t, evResume, ep, 0)
-	ep.suspend()
+	ep.suspend(transport.ActWait)
 }
 
-func (ep *endpoint) Now() int64             { return ep.f.now / psPerNs }
-func (ep *endpoint) Node() transport.NodeID { return ep.node.id }
-func (ep *endpoint) Thread() int            { return ep.th }
-func (ep *endpoint) Rand() *rand.Rand       { return ep.rng }
-func (ep *endpoint) SetTag(t transport.Tag) { ep.tag = t }
-func (ep *endpoint) Tag() transport.Tag     { return ep.tag }
-func (ep *endpoint) Park()                  { ep.suspend() }
-func (ep *endpoint) Unpark()                { ep.f.schedule(ep.f.now, evResume, ep, 0) }
+func (ep *endpoint) Sleep(ns int64) {
+	if ns > 0 {
+		ep.sleepUntil(ep.f.now + ns*psPerNs)
+	}
+}
+
+func (ep *endpoint) Now() int64               { return ep.f.now / psPerNs }
+func (ep *endpoint) Node() transport.NodeID   { return ep.node.id }
+func (ep *endpoint) Thread() int              { return ep.th }
+func (ep *endpoint) Rand() *rand.Rand         { return ep.rng }
+func (ep *endpoint) SetTag(t transport.Tag)   { ep.tag, ep.step = t, 0 }
+func (ep *endpoint) Tag() transport.Tag       { return ep.tag }
+func (ep *endpoint) SetStep(s transport.Step) { ep.step = s }
+func (ep *endpoint) Step() transport.Step     { return ep.step }
+func (ep *endpoint) Park()                    { ep.suspend(transport.ActWait) }
+func (ep *endpoint) Unpark()                  { ep.f.schedule(ep.f.now, evResume, ep, 0) }
 func (ep *endpoint) String() string {
 	return fmt.Sprintf("client %d (node %d thread %d)", ep.id, ep.node.id, ep.th)
 }

@@ -485,3 +485,58 @@ func TestServingNodeIsNotHeldUpByItsOwnBookings(t *testing.T) {
 		t.Errorf("slowest READ served by a busy compute node took %d ns; an unloaded one takes ~1950", worst)
 	}
 }
+
+// Every nanosecond of a client's virtual time is attributed once: to the
+// activity it waited for and to the index's step in force, under its tag.
+func TestTimeBreakdown(t *testing.T) {
+	f := newTestFabric(t, transport.Config{ComputeNodes: 1, DeviceBytes: 4096}, CX6)
+	m := mainRegion(t, f, 0)
+	const tag, lookup, lock = transport.Tag(3), transport.Step(1), transport.Step(2)
+	var read, cas, total int64
+	f.Go(1, 0, func(ep transport.Endpoint) {
+		buf := make([]byte, 8)
+		start := ep.Now()
+		ep.SetTag(tag)
+		ep.SetStep(lookup)
+		if err := ep.Read(buf, m.Base.Add(64)); err != nil {
+			t.Error(err)
+		}
+		read = ep.Now() - start
+		ep.Compute(1000)
+		ep.SetStep(lock)
+		t0 := ep.Now()
+		if _, err := ep.CAS(m.Base.Add(64), 0, 1); err != nil {
+			t.Error(err)
+		}
+		cas = ep.Now() - t0
+		ep.Sleep(500)
+		ep.SetTag(0)
+		if ep.Step() != 0 {
+			t.Errorf("SetTag left step %d, want 0", ep.Step())
+		}
+		total = ep.Now() - start
+	})
+	run(t, f)
+	ts := f.Stats().Verbs.Time
+	act := ts.Activity[tag]
+	for a, want := range map[transport.Activity]int64{
+		transport.ActRead: read, transport.ActCompute: 1000, transport.ActAtomic: cas, transport.ActWait: 500,
+	} {
+		if got := act[a]; got < want-1 || got > want {
+			t.Errorf("%s time = %d ns, want %d", a, got, want)
+		}
+	}
+	if got := ts.Steps[tag][lookup]; got < read+999 || got > read+1000 {
+		t.Errorf("lookup step = %d ns, want READ + compute = %d", got, read+1000)
+	}
+	if got := ts.Steps[tag][lock]; got < cas+499 || got > cas+500 {
+		t.Errorf("lock step = %d ns, want CAS + sleep = %d", got, cas+500)
+	}
+	var sum int64
+	for _, d := range act {
+		sum += d
+	}
+	if sum < total-4 || sum > total {
+		t.Errorf("activities add up to %d ns of %d", sum, total)
+	}
+}

@@ -58,6 +58,7 @@ func (f *Fabric) post(ep *endpoint, ops []transport.Op) error {
 	ep.ops = ops
 	ep.pending = 0
 	var local int64
+	act := transport.ActCompute // a batch of local accesses only
 	for i := range ops {
 		op := &ops[i]
 		if op.Addr.Node() == ep.node.id {
@@ -67,6 +68,7 @@ func (f *Fabric) post(ep *endpoint, ops []transport.Op) error {
 		ep.count(op)
 		ep.pending++
 		f.issue(ep, int32(i), t)
+		act = strongest(act, op.Kind)
 	}
 	if local > 0 {
 		t = ep.thread.cpu.serve(t, local)
@@ -74,7 +76,7 @@ func (f *Fabric) post(ep *endpoint, ops []transport.Op) error {
 	if ep.pending == 0 {
 		f.schedule(t, evResume, ep, 0)
 	}
-	ep.suspend()
+	ep.suspend(act)
 	ep.ops = nil
 	clear(ep.mems) // do not keep region slices reachable from idle endpoints
 	return nil
@@ -256,4 +258,18 @@ func (f *Fabric) responseBytes(op *transport.Op) uint64 {
 // sendBytes is what a two-sided SEND of n bytes puts on the wire.
 func (f *Fabric) sendBytes(n int) uint64 {
 	return f.packets(n)*uint64(f.prof.BaseHeader) + uint64(n)
+}
+
+// strongest is the activity a batch waiting for a and a verb of kind k
+// counts as: atomic over WRITE over READ.
+func strongest(a transport.Activity, k transport.VerbKind) transport.Activity {
+	switch {
+	case k.Atomic():
+		return transport.ActAtomic
+	case k == transport.VerbWrite && a != transport.ActAtomic:
+		return transport.ActWrite
+	case a == transport.ActCompute:
+		return transport.ActRead
+	}
+	return a
 }

@@ -46,7 +46,7 @@ func (ep *endpoint) Call(n transport.NodeID, method uint16, req []byte) ([]byte,
 	}
 	ep.rpc = rpcReq{from: ep, target: nd, method: method, handler: h, req: req}
 	f.schedule(t, evRPC, ep, 0)
-	ep.suspend()
+	ep.suspend(transport.ActRPC)
 	reply, rerr := ep.reply, ep.replyErr
 	ep.reply, ep.replyErr, ep.rpc = nil, nil, rpcReq{}
 	ep.countRPC(n, len(req), len(reply))
@@ -104,7 +104,7 @@ func (f *Fabric) serve(c *endpoint) {
 	for {
 		if len(nd.queue) == 0 {
 			nd.idle = append(nd.idle, c)
-			c.suspend()
+			c.suspend(transport.ActWait)
 			continue
 		}
 		r := nd.queue[0]

@@ -90,6 +90,9 @@ func (s *setupEndpoint) Rand() *rand.Rand       { return s.rng }
 func (s *setupEndpoint) SetTag(t transport.Tag) { s.tag = t }
 func (s *setupEndpoint) Tag() transport.Tag     { return s.tag }
 func (s *setupEndpoint) Unpark()                {}
+func (s *setupEndpoint) SetStep(transport.Step) {}
+func (s *setupEndpoint) Step() transport.Step   { return 0 }
+func (s *setupEndpoint) Sleep(int64)            {}
 func (s *setupEndpoint) Park() {
 	panic("sim: a setup endpoint waited for a lock: setup runs alone, so the lock can never be released")
 }
