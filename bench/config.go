@@ -40,6 +40,24 @@ type Config struct {
 	// MaxVirtualNs caps the measured phase (virtual ns on sim, wall ns on
 	// local); 0 means run every operation.
 	MaxVirtualNs int64
+	// TimelineNs, when positive, records the measured phase's throughput
+	// in windows of this many ns (Result.Timeline).
+	TimelineNs int64
+	// Repartition, when set, scales out mid-run (DEX Figure 10).
+	Repartition *Repartition
+}
+
+// Repartition is a scale-out in the measured phase (DEX section 4,
+// Figure 10). The last compute node starts as a spare: it owns no keys and
+// its clients wait. AtNs into the phase, one thread of compute node From
+// hands the spare the upper Fraction of From's key range through the
+// index (indexes.Repartitioner); then From's clients draw keys from what
+// it kept and the spare's clients start on the moved keys. It needs
+// partitioned keys; the other compute nodes share the key space equally.
+type Repartition struct {
+	AtNs     int64
+	From     int
+	Fraction float64
 }
 
 // Default is the DMTree paper's cluster (section 5): 6 compute nodes x 72
@@ -91,6 +109,25 @@ func (c *Config) Validate() error {
 	}
 	if c.MaxVirtualNs < 0 {
 		bad("virtual-time cap %d ns must not be negative", c.MaxVirtualNs)
+	}
+	if c.TimelineNs < 0 {
+		bad("timeline window %d ns must not be negative", c.TimelineNs)
+	}
+	if p := c.Repartition; p != nil {
+		if c.Workload != nil && !c.Workload.PartitionedKeys {
+			bad("repartitioning moves partitioned keys: set the workload property %s=true", workloads.PropPartitionedKeys)
+		}
+		if c.ComputeNodes < 2 {
+			bad("repartitioning needs at least 2 compute nodes (the last is the spare that receives keys), got %d", c.ComputeNodes)
+		} else if p.From < 0 || p.From >= c.ComputeNodes-1 {
+			bad("repartitioning from compute node %d: choose one of 0-%d (node %d is the spare)", p.From, c.ComputeNodes-2, c.ComputeNodes-1)
+		}
+		if !(p.Fraction > 0 && p.Fraction < 1) {
+			bad("repartitioning fraction %g: need 0 < fraction < 1 of the node's key range", p.Fraction)
+		}
+		if p.AtNs <= 0 {
+			bad("repartitioning at %d ns: need a positive time into the measured phase", p.AtNs)
+		}
 	}
 	return errors.Join(errs...)
 }

@@ -32,13 +32,17 @@ type recorder struct {
 	hists [numOps]*hdrhistogram.Histogram
 	ops   [numOps]int64
 	fails [numOps]int64
+	// window, when positive, is the timeline's window in ns; ticks[i]
+	// counts the operations that completed in window i.
+	window int64
+	ticks  []int64
 }
 
 // numOps is the number of operation types.
 const numOps = int(workloads.ReadModifyWrite) + 1
 
-func newRecorder() *recorder {
-	r := &recorder{}
+func newRecorder(window int64) *recorder {
+	r := &recorder{window: window}
 	for i := range r.hists {
 		r.hists[i] = hdrhistogram.New(histMin, histMax, histDigits)
 	}
@@ -55,11 +59,29 @@ func (r *recorder) record(t workloads.OpType, ns int64, failed bool) {
 	r.hists[t].RecordValue(min(max(ns, histMin), histMax))
 }
 
+// tick counts an operation that completed at ns into the phase.
+func (r *recorder) tick(at int64) {
+	if r.window <= 0 {
+		return
+	}
+	i := int(at / r.window)
+	for len(r.ticks) <= i {
+		r.ticks = append(r.ticks, 0)
+	}
+	r.ticks[i]++
+}
+
 func (r *recorder) merge(o *recorder) {
 	for i := range r.hists {
 		r.hists[i].Merge(o.hists[i])
 		r.ops[i] += o.ops[i]
 		r.fails[i] += o.fails[i]
+	}
+	for len(r.ticks) < len(o.ticks) {
+		r.ticks = append(r.ticks, 0)
+	}
+	for i, n := range o.ticks {
+		r.ticks[i] += n
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strconv"
@@ -146,14 +147,48 @@ func (r *Result) Summary(w io.Writer) {
 	if r.CSCacheBytes > 0 || r.CacheHitRatio > 0 {
 		fmt.Fprintf(tw, "cache: %.1f%% hits, %d B compute-side; memory-side %d B\n", r.CacheHitRatio*100, r.CSCacheBytes, r.MSBytes)
 	}
+	breakdown(tw, "time per op (us)", r.ActivityNsPerOp)
+	if len(r.StepsNsPerOp) > 0 && len(r.StepsNsPerOp[firstKey(r.StepsNsPerOp)]) > 1 {
+		breakdown(tw, "index steps per op (us)", r.StepsNsPerOp)
+	}
+	for _, c := range r.Changes {
+		fmt.Fprintf(tw, "%s from %.3f to %.3f ms: %s\n", c.Name, float64(c.StartNs)/1e6, float64(c.EndNs)/1e6, c.Detail)
+	}
+	if len(r.Timeline) > 0 {
+		fmt.Fprint(tw, "timeline (Mops per window):")
+		for _, w := range r.Timeline {
+			fmt.Fprintf(tw, " %.2f", w.Mops)
+		}
+		fmt.Fprintln(tw)
+	}
 	tw.Flush()
 }
 
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+// breakdown prints a time breakdown as a table of operations by parts.
+func breakdown(tw io.Writer, title string, m map[string]map[string]float64) {
+	if len(m) == 0 {
+		return
 	}
-	slices.Sort(keys)
-	return keys
+	parts := sortedKeys(m[firstKey(m)])
+	fmt.Fprintf(tw, "%s\t%s\n", title, strings.Join(parts, "\t"))
+	for _, op := range csvOps {
+		row, ok := m[op]
+		if !ok {
+			continue
+		}
+		fmt.Fprint(tw, op)
+		for _, p := range parts {
+			fmt.Fprintf(tw, "\t%.2f", row[p]/1e3)
+		}
+		fmt.Fprintln(tw)
+	}
+}
+
+// firstKey is the smallest key of m, for a deterministic pick.
+func firstKey[V any](m map[string]V) string {
+	return slices.Min(slices.Collect(maps.Keys(m)))
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	return slices.Sorted(maps.Keys(m))
 }

@@ -37,12 +37,35 @@ type Result struct {
 	BytesPerOp map[string]VerbMix        `json:"bytes_per_op"`
 	Nodes      []NodeResult              `json:"nodes"`
 
+	// StepsNsPerOp is the time breakdown by the index's steps
+	// (indexes.Spec.Steps, "other" for the unlabelled rest) and
+	// ActivityNsPerOp by what the time went to (read, write, atomic, rpc,
+	// compute, wait): mean ns per operation of each type. Measured by the
+	// simulator; absent on real fabrics.
+	StepsNsPerOp    map[string]map[string]float64 `json:"steps_ns_per_op,omitempty"`
+	ActivityNsPerOp map[string]map[string]float64 `json:"activity_ns_per_op,omitempty"`
+
+	// Timeline is the measured phase's throughput window by window, when
+	// Config.TimelineNs asks for it; Changes are what the runner did to
+	// the cluster meanwhile (a repartitioning).
+	Timeline []Window `json:"timeline,omitempty"`
+	Changes  []Change `json:"changes,omitempty"`
+
 	CacheHitRatio float64 `json:"cache_hit_ratio"`
 	CSCacheBytes  uint64  `json:"cs_cache_bytes"`
 	MSBytes       uint64  `json:"ms_bytes"`
 
 	Config     ConfigRecord      `json:"config"`
 	Histograms map[string]string `json:"histograms"`
+}
+
+// Window is one window of the timeline: operations completed in
+// [StartNs, StartNs + window) of the measured phase, and their rate (the
+// last window may be shorter).
+type Window struct {
+	StartNs int64   `json:"start_ns"`
+	Ops     int64   `json:"ops"`
+	Mops    float64 `json:"mops"`
 }
 
 // VerbMix is a per-operation average for each verb kind.
@@ -144,10 +167,14 @@ func (r *runner) result(rec *recorder, wall time.Duration, before indexes.Info) 
 			return nil, err
 		}
 		res.Histograms[name] = enc
-		tagged := &st.Verbs.ByTag[transport.Tag(t)+1]
+		tag := transport.Tag(t) + 1
+		tagged := &st.Verbs.ByTag[tag]
 		res.VerbsPerOp[name] = mix(tagged, float64(n), false)
 		res.BytesPerOp[name] = mix(tagged, float64(n), true)
+		r.breakdown(res, name, &st.Verbs.Time, tag, float64(n))
 	}
+	res.Timeline = timeline(rec, st.WindowNs)
+	res.Changes = r.changes
 	total := st.Verbs.Total()
 	res.VerbsPerOp["total"] = mix(&total, float64(res.Ops), false)
 	res.BytesPerOp["total"] = mix(&total, float64(res.Ops), true)
@@ -174,4 +201,46 @@ func (r *runner) result(rec *recorder, wall time.Duration, before indexes.Info) 
 		Index: c.Index, Params: info.Params, Workload: c.Workload.Properties(), MaxVirtualNs: c.MaxVirtualNs,
 	}
 	return res, nil
+}
+
+// breakdown adds operation type name's time breakdowns to res, if the
+// fabric measured any.
+func (r *runner) breakdown(res *Result, name string, ts *transport.TimeStats, tag transport.Tag, ops float64) {
+	var total int64
+	for _, d := range ts.Activity[tag] {
+		total += d
+	}
+	if total == 0 {
+		return
+	}
+	if res.StepsNsPerOp == nil {
+		res.StepsNsPerOp, res.ActivityNsPerOp = map[string]map[string]float64{}, map[string]map[string]float64{}
+	}
+	acts := map[string]float64{}
+	for a, d := range ts.Activity[tag] {
+		acts[transport.Activity(a).String()] = float64(d) / ops
+	}
+	res.ActivityNsPerOp[name] = acts
+	spec, _ := indexes.Lookup(r.cfg.Index) // validated
+	steps := map[string]float64{"other": float64(ts.Steps[tag][0]) / ops}
+	for i, step := range spec.Steps {
+		steps[step] = float64(ts.Steps[tag][i+1]) / ops
+	}
+	res.StepsNsPerOp[name] = steps
+}
+
+// timeline turns the recorder's window counts into rates over a phase of
+// phaseNs.
+func timeline(rec *recorder, phaseNs int64) []Window {
+	var ws []Window
+	for i, n := range rec.ticks {
+		start := int64(i) * rec.window
+		length := min(rec.window, phaseNs-start)
+		w := Window{StartNs: start, Ops: n}
+		if length > 0 {
+			w.Mops = float64(n) / float64(length) * 1e3
+		}
+		ws = append(ws, w)
+	}
+	return ws
 }

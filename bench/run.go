@@ -3,7 +3,9 @@ package bench
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dmbench/dmbench/indexes"
@@ -36,7 +38,7 @@ func Build(c *Config) (transport.Fabric, indexes.Index, error) {
 	}
 	env := indexes.Env{Fabric: f, KeySize: c.Workload.KeySize, ValueSize: c.Workload.ValueSize(), CacheBytes: c.CacheBytes}
 	if c.Workload.PartitionedKeys {
-		parts, err := c.Workload.Partitions(c.ComputeNodes)
+		parts, err := c.partitions()
 		if err != nil {
 			f.Close()
 			return nil, nil, err
@@ -51,7 +53,33 @@ func Build(c *Config) (transport.Fabric, indexes.Index, error) {
 		f.Close()
 		return nil, nil, err
 	}
+	if _, ok := idx.(indexes.Repartitioner); c.Repartition != nil && !ok {
+		f.Close()
+		return nil, nil, fmt.Errorf("index %s cannot repartition its compute nodes' keys: choose one of %s", c.Index, strings.Join(repartitioners(), ", "))
+	}
 	return f, idx, nil
+}
+
+// partitions are the key ranges of the compute nodes that own keys from
+// the start: all of them, or all but the spare of a repartitioning.
+func (c *Config) partitions() ([]workloads.KeyRange, error) {
+	owners := c.ComputeNodes
+	if c.Repartition != nil {
+		owners--
+	}
+	return c.Workload.Partitions(owners)
+}
+
+// repartitioners lists the registered indexes that can repartition, for
+// the message of a run that asks another one to.
+func repartitioners() []string {
+	var names []string
+	for _, name := range indexes.Names() {
+		if s, _ := indexes.Lookup(name); s.Repartitions {
+			names = append(names, name)
+		}
+	}
+	return names
 }
 
 // Run performs one run and returns its result.
@@ -72,6 +100,18 @@ type runner struct {
 	idx     indexes.Index
 	clients []workloads.Client
 	streams []*workloads.Stream
+
+	// parts are the compute nodes' key ranges with partitioned keys (the
+	// spare of a repartitioning has none); ranges[n] is where node n's
+	// clients draw keys from now, replaced by a repartitioning.
+	parts  []workloads.KeyRange
+	ranges []atomic.Pointer[workloads.KeyRange]
+	// spare holds the spare's clients back until it owns keys.
+	spare transport.Gate
+	// start is when the measured phase began (ns on the fabric's clock),
+	// -1 before; changes are what the runner did to the cluster in it.
+	start   atomic.Int64
+	changes []Change
 
 	mu       sync.Mutex // guards failure on the local fabric
 	failure  error
@@ -96,10 +136,24 @@ func (r *runner) run() (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if w.PartitionedKeys {
+		if r.parts, err = c.partitions(); err != nil {
+			return nil, err
+		}
+		r.ranges = make([]atomic.Pointer[workloads.KeyRange], c.ComputeNodes)
+		for n := range r.parts {
+			r.ranges[n].Store(&r.parts[n])
+		}
+	}
 	for _, cl := range r.clients {
 		st, err := w.Stream(cl)
 		if err != nil {
 			return nil, err
+		}
+		if cl.Node < len(r.parts) && c.Repartition != nil {
+			if err := st.SetPartition(r.parts[cl.Node]); err != nil {
+				return nil, err
+			}
 		}
 		r.streams = append(r.streams, st)
 	}
@@ -110,14 +164,14 @@ func (r *runner) run() (*Result, error) {
 		}
 	}
 	if w.WarmupOperationCount > 0 {
-		if _, err := r.phase(w.WarmupOperationCount, 0); err != nil {
+		if _, err := r.phase(w.WarmupOperationCount, 0, false); err != nil {
 			return nil, fmt.Errorf("warm-up: %w", err)
 		}
 	}
 	before := r.idx.Info()
 	r.f.ResetStats()
 	wall := time.Now()
-	rec, err := r.phase(w.OperationCount, c.MaxVirtualNs)
+	rec, err := r.phase(w.OperationCount, c.MaxVirtualNs, true)
 	if err != nil {
 		return nil, fmt.Errorf("measured phase: %w", err)
 	}
@@ -126,23 +180,40 @@ func (r *runner) run() (*Result, error) {
 
 // phase runs ops operations split over every client and returns their
 // latencies. With a cap, clients stop issuing once cap ns have passed.
-func (r *runner) phase(ops int64, cap int64) (*recorder, error) {
+// The measured phase records the timeline and carries out the
+// repartitioning; in a warm-up the spare of a repartitioning stays idle.
+func (r *runner) phase(ops int64, cap int64, measured bool) (*recorder, error) {
 	c := &r.cfg
 	shared := c.Fabric == "sim" // one coroutine runs at a time
+	window := int64(0)
+	if measured {
+		window = c.TimelineNs
+	}
 	var all *recorder
 	var own []*recorder
 	if shared {
-		all = newRecorder()
+		all = newRecorder(window)
 	}
+	r.start.Store(-1)
 	ids := r.f.Config().ComputeNodeIDs()
+	spare := -1
+	if c.Repartition != nil {
+		spare = len(ids) - 1
+		if measured {
+			r.f.Go(ids[c.Repartition.From], 0, r.repartition)
+		}
+	}
 	for i, cl := range r.clients {
+		if cl.Node == spare && !measured {
+			continue
+		}
 		rec := all
 		if !shared {
-			rec = newRecorder()
+			rec = newRecorder(window)
 			own = append(own, rec)
 		}
 		th := (i / c.Coroutines) % c.Threads
-		r.f.Go(ids[cl.Node], th, r.body(r.streams[i], cl.Share(ops), cap, rec))
+		r.f.Go(ids[cl.Node], th, r.body(cl.Node, r.streams[i], cl.Share(ops), cap, rec, cl.Node == spare))
 	}
 	if err := r.f.Run(); err != nil {
 		return nil, err
@@ -151,12 +222,19 @@ func (r *runner) phase(ops int64, cap int64) (*recorder, error) {
 		return nil, err
 	}
 	if !shared {
-		all = newRecorder()
+		all = newRecorder(window)
 		for _, rec := range own {
 			all.merge(rec)
 		}
 	}
 	return all, nil
+}
+
+// began marks the start of the phase at now unless a client already did,
+// and returns it.
+func (r *runner) began(now int64) int64 {
+	r.start.CompareAndSwap(-1, now)
+	return r.start.Load()
 }
 
 // readAll has the clients search every loaded record once, unmeasured,
@@ -166,18 +244,15 @@ func (r *runner) phase(ops int64, cap int64) (*recorder, error) {
 func (r *runner) readAll() error {
 	c := &r.cfg
 	w := c.Workload
-	var parts []workloads.KeyRange
-	if w.PartitionedKeys {
-		var err error
-		if parts, err = w.Partitions(c.ComputeNodes); err != nil {
-			return err
-		}
-	}
+	parts := r.parts
 	ids := r.f.Config().ComputeNodeIDs()
 	perNode := c.Threads * c.Coroutines
 	for i, cl := range r.clients {
 		stride, first := int64(cl.Total), int64(cl.Index)
 		if parts != nil {
+			if cl.Node >= len(parts) {
+				continue // a spare reads nothing: it owns no keys yet
+			}
 			stride, first = int64(perNode), int64(cl.Index%perNode)
 		}
 		th := (i / c.Coroutines) % c.Threads
@@ -201,20 +276,42 @@ func (r *runner) readAll() error {
 	return r.failure
 }
 
-// body is one client's loop over its share of a phase.
-func (r *runner) body(st *workloads.Stream, ops, cap int64, rec *recorder) func(transport.Endpoint) {
+// body is one client's loop over its share of a phase. A spare's client
+// waits until a repartitioning gives its node keys; every client follows
+// its node's key range as repartitionings move it.
+func (r *runner) body(node int, st *workloads.Stream, ops, cap int64, rec *recorder, spare bool) func(transport.Endpoint) {
 	return func(ep transport.Endpoint) {
+		start := r.began(ep.Now())
+		if spare {
+			r.spare.Wait(ep)
+		}
+		var cur *workloads.KeyRange
+		if r.ranges != nil {
+			if cur = r.ranges[node].Load(); cur == nil {
+				return // the repartitioning failed; the run reports why
+			}
+		}
 		cl := r.idx.NewClient(ep)
-		start := ep.Now()
 		for range ops {
 			if cap > 0 && ep.Now()-start >= cap {
 				break
+			}
+			if r.ranges != nil {
+				if p := r.ranges[node].Load(); p != cur {
+					if err := st.SetPartition(*p); err != nil {
+						r.fail(fmt.Errorf("compute node %d after repartitioning: %w", node, err))
+						return
+					}
+					cur = p
+				}
 			}
 			op := st.Next()
 			ep.SetTag(transport.Tag(op.Type) + 1)
 			t0 := ep.Now()
 			missed, err := apply(cl, op)
-			rec.record(op.Type, ep.Now()-t0, missed)
+			end := ep.Now()
+			rec.record(op.Type, end-t0, missed)
+			rec.tick(end - start)
 			if err != nil {
 				r.fail(fmt.Errorf("%s %s of key %x: %w", r.cfg.Index, op.Type, op.Key, err))
 				return

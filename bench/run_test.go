@@ -139,3 +139,67 @@ func TestWarmupReadsEveryRecord(t *testing.T) {
 		t.Errorf("read-all warm-up issued %d READs, want one per record (5000)", got)
 	}
 }
+
+// The timeline's windows hold every measured operation, and the time
+// breakdown of an operation type adds up to its mean latency.
+func TestTimelineAndBreakdown(t *testing.T) {
+	c := smallConfig(t, "dmtree-ycsb-a", nil)
+	c.TimelineNs = 200_000
+	res, err := Run(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ops int64
+	for i, w := range res.Timeline {
+		ops += w.Ops
+		if w.StartNs != int64(i)*c.TimelineNs || w.Ops > 0 && w.Mops <= 0 {
+			t.Errorf("window %d: %+v", i, w)
+		}
+	}
+	if ops != res.Ops || len(res.Timeline) < 2 {
+		t.Errorf("timeline of %d windows holds %d ops of %d", len(res.Timeline), ops, res.Ops)
+	}
+	for _, op := range []string{"READ", "UPDATE"} {
+		var acts, steps float64
+		for _, ns := range res.ActivityNsPerOp[op] {
+			acts += ns
+		}
+		for _, ns := range res.StepsNsPerOp[op] {
+			steps += ns
+		}
+		if mean := res.Latency[op].Mean; math.Abs(acts-mean) > 0.01*mean || math.Abs(steps-mean) > 0.01*mean {
+			t.Errorf("%s: activities add up to %.0f ns, steps to %.0f, mean latency %.0f", op, acts, steps, mean)
+		}
+	}
+	if res.ActivityNsPerOp["READ"]["read"] <= 0 || res.ActivityNsPerOp["READ"]["write"] != 0 {
+		t.Errorf("READ breakdown %v: want READ time and no WRITE time", res.ActivityNsPerOp["READ"])
+	}
+}
+
+// A repartitioning needs partitioned keys, a spare and an index that can
+// hand keys over; each mistake is named.
+func TestRepartitionConfigErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		edit  func(c *Config)
+		props workloads.Properties
+		want  string
+	}{
+		{"keys not partitioned", func(c *Config) { c.Repartition = &Repartition{AtNs: 1000, Fraction: 0.5} }, nil, "partitionedkeys=true"},
+		{"no spare", func(c *Config) {
+			c.ComputeNodes = 2
+			c.Repartition = &Repartition{AtNs: 1000, From: 1, Fraction: 0.5}
+		}, workloads.Properties{"partitionedkeys": "true"}, "choose one of 0-0"},
+		{"fraction", func(c *Config) { c.Repartition = &Repartition{AtNs: 1000, Fraction: 1} }, workloads.Properties{"partitionedkeys": "true"}, "0 < fraction < 1"},
+		{"index", func(c *Config) { c.Repartition = &Repartition{AtNs: 1000, Fraction: 0.5} }, workloads.Properties{"partitionedkeys": "true"}, "ideal cannot repartition"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := smallConfig(t, "dex-write-intensive", tc.props)
+			tc.edit(&c)
+			_, err := Run(c)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want one saying %q", err, tc.want)
+			}
+		})
+	}
+}

@@ -20,7 +20,13 @@ type Spec struct {
 	// conformance suite then reports it rather than failing it under
 	// transport.ModeStrict. It may depend on parameters.
 	PaperMode func(p Params) string
-	New       func(env Env, p Params) (Index, error)
+	// Steps names the steps the index labels its operations with
+	// (transport.Endpoint.SetStep): Steps[i] is step i+1, reported in a
+	// run's time breakdown. Step 0 is the unlabelled rest, "other".
+	Steps []string
+	// Repartitions says the index implements Repartitioner.
+	Repartitions bool
+	New          func(env Env, p Params) (Index, error)
 }
 
 var (

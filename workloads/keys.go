@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"iter"
+	"math"
 	"math/bits"
 	"slices"
 )
@@ -164,6 +165,19 @@ type KeyRange struct {
 // Contains reports whether key lies in r.
 func (r KeyRange) Contains(key []byte) bool {
 	return bytes.Compare(key, r.Start) >= 0 && (r.End == nil || bytes.Compare(key, r.End) < 0)
+}
+
+// Split is the key a fraction (0 < fraction < 1) of the way through r's
+// 8-byte key prefixes: where a repartitioning cuts a range in two.
+func (r KeyRange) Split(fraction float64) []byte {
+	lo := binary.BigEndian.Uint64(r.Start)
+	width := math.MaxUint64 - lo + 1 // to the end of the key space
+	if r.End != nil {
+		width = binary.BigEndian.Uint64(r.End) - lo
+	}
+	key := make([]byte, len(r.Start))
+	binary.BigEndian.PutUint64(key, lo+uint64(fraction*float64(width)))
+	return key
 }
 
 // Partitions splits the key space into nodes equal, contiguous ranges of the

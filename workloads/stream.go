@@ -1,6 +1,7 @@
 package workloads
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"math/rand"
@@ -100,6 +101,10 @@ type Stream struct {
 	inserts *generator.Counter // position in this client's insert sequence
 	key     []byte
 	value   []byte
+	// part, when set, replaces the client's equal partition: a
+	// repartitioning moved its keys (SetPartition).
+	part  *KeyRange
+	probe []byte
 }
 
 // Stream returns the operation stream of client c. The same Spec (seed
@@ -223,7 +228,34 @@ func (st *Stream) known() int64 {
 }
 
 func (st *Stream) inPartition(rec int64) bool {
-	return !st.spec.PartitionedKeys || partitionOf(keyPrefix(rec), st.client.Nodes) == st.client.Node
+	if !st.spec.PartitionedKeys {
+		return true
+	}
+	if st.part != nil {
+		encodeKey(st.probe, keyPrefix(rec))
+		return st.part.Contains(st.probe)
+	}
+	return partitionOf(keyPrefix(rec), st.client.Nodes) == st.client.Node
+}
+
+// SetPartition confines a partitioned client to the keys of r from its
+// next operation on, as a repartitioning moves keys between compute nodes
+// (DEX section 4). r must hold loaded records, so that drawing keys ends.
+func (st *Stream) SetPartition(r KeyRange) error {
+	if !st.spec.PartitionedKeys {
+		return fmt.Errorf("workloads: %s: a partition for client %d, whose keys are not partitioned (set %s=true)", st.spec.Source, st.client.Index, PropPartitionedKeys)
+	}
+	if len(r.Start) != st.spec.KeySize || r.End != nil && len(r.End) != st.spec.KeySize {
+		return fmt.Errorf("workloads: partition bounds of %d and %d bytes for %d-byte keys", len(r.Start), len(r.End), st.spec.KeySize)
+	}
+	probe := make([]byte, st.spec.KeySize)
+	for rec := range st.spec.RecordCount {
+		if encodeKey(probe, keyPrefix(rec)); r.Contains(probe) {
+			st.part, st.probe = &KeyRange{Start: bytes.Clone(r.Start), End: bytes.Clone(r.End)}, probe
+			return nil
+		}
+	}
+	return fmt.Errorf("workloads: %s: partition [%x, %x) holds none of the %d records", st.spec.Source, r.Start, r.End, st.spec.RecordCount)
 }
 
 func (st *Stream) fillValue() {

@@ -484,3 +484,39 @@ func BenchmarkRecords(b *testing.B) {
 		}
 	}
 }
+
+// After SetPartition a client draws only keys of its new range, a range a
+// repartitioning cut at Split; an empty range or an unpartitioned stream
+// is refused.
+func TestSetPartitionMovesAClient(t *testing.T) {
+	s := builtinSmall(t, "dex-write-intensive", 20_000, Properties{"partitionedkeys": "true"})
+	ranges, err := s.Partitions(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	split := ranges[1].Split(0.5)
+	if bytes.Compare(split, ranges[1].Start) <= 0 || bytes.Compare(split, ranges[1].End) >= 0 {
+		t.Fatalf("Split(0.5) of [%x, %x) = %x, outside the range", ranges[1].Start, ranges[1].End, split)
+	}
+	upper := KeyRange{Start: split, End: ranges[1].End}
+	st := mustStream(t, s, Client{Node: 1, Nodes: 3, Index: 5, Total: 12})
+	if err := st.SetPartition(upper); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2000 {
+		if op := st.Next(); !upper.Contains(op.Key) {
+			t.Fatalf("operation %d: key %x outside [%x, %x)", i, op.Key, upper.Start, upper.End)
+		}
+	}
+	if last := (KeyRange{Start: ranges[2].Split(0.5)}); last.End != nil || !last.Contains(bytes.Repeat([]byte{0xff}, 8)) {
+		t.Errorf("the upper half of the last range does not reach the largest key")
+	}
+	empty := KeyRange{Start: split, End: split}
+	if err := st.SetPartition(empty); err == nil || !strings.Contains(err.Error(), "holds none") {
+		t.Errorf("SetPartition of an empty range: %v, want an error saying it holds no records", err)
+	}
+	plain := mustStream(t, builtinSmall(t, "dex-write-intensive", 1000, nil), Client{Node: 0, Nodes: 1, Index: 0, Total: 1})
+	if err := plain.SetPartition(upper); err == nil || !strings.Contains(err.Error(), "partitionedkeys") {
+		t.Errorf("SetPartition of an unpartitioned stream: %v, want an error naming partitionedkeys", err)
+	}
+}

@@ -42,6 +42,10 @@ func runCommand() *cli.Command {
 			&cli.Uint64Flag{Name: "seed", Value: d.Seed, Usage: "seeds the fabric and the workload"},
 			&cli.StringFlag{Name: "mode", Value: "paper", Usage: "memory semantics: paper or strict"},
 			&cli.Float64Flag{Name: "max-virtual-ms", Usage: "stop the measured phase after this much time (0: run every operation)"},
+			&cli.Float64Flag{Name: "timeline-ms", Usage: "record throughput in windows of this many ms of the measured phase"},
+			&cli.Float64Flag{Name: "repartition-at-ms", Usage: "scale out this many ms into the measured phase: the last compute node starts as a spare and receives part of --repartition-from's keys (needs -p partitionedkeys=true and an index that repartitions)"},
+			&cli.IntFlag{Name: "repartition-from", Value: 0, Usage: "compute node (0-based) that hands keys to the spare"},
+			&cli.Float64Flag{Name: "repartition-fraction", Value: 0.5, Usage: "upper fraction of that node's key range to move"},
 			&cli.StringFlag{Name: "json", Usage: "write the complete result to `FILE`"},
 			&cli.StringFlag{Name: "csv", Usage: "write the result as a one-row CSV to `FILE`"},
 			&cli.StringFlag{Name: "cpuprofile", Usage: "write a Go CPU profile of the run to `FILE` (where the simulator spends wall time)"},
@@ -139,6 +143,18 @@ func configFromFlags(ctx *cli.Context) (bench.Config, error) {
 		return c, fmt.Errorf("--max-virtual-ms %v: must not be negative", ms)
 	} else {
 		c.MaxVirtualNs = int64(ms * 1e6)
+	}
+	if ms := ctx.Float64("timeline-ms"); ms < 0 {
+		return c, fmt.Errorf("--timeline-ms %v: must not be negative", ms)
+	} else {
+		c.TimelineNs = int64(ms * 1e6)
+	}
+	if ctx.IsSet("repartition-at-ms") {
+		c.Repartition = &bench.Repartition{
+			AtNs: int64(ctx.Float64("repartition-at-ms") * 1e6), From: ctx.Int("repartition-from"), Fraction: ctx.Float64("repartition-fraction"),
+		}
+	} else if ctx.IsSet("repartition-from") || ctx.IsSet("repartition-fraction") {
+		return c, fmt.Errorf("--repartition-from and --repartition-fraction need --repartition-at-ms")
 	}
 	return c, c.Validate()
 }
