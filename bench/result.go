@@ -40,8 +40,9 @@ type Result struct {
 	// StepsNsPerOp is the time breakdown by the index's steps
 	// (indexes.Spec.Steps, "other" for the unlabelled rest) and
 	// ActivityNsPerOp by what the time went to (read, write, atomic, rpc,
-	// compute, wait): mean ns per operation of each type. Measured by the
-	// simulator; absent on real fabrics.
+	// compute, wait): mean ns per operation of each type, and over all
+	// operations under "total". Measured by the simulator; absent on real
+	// fabrics.
 	StepsNsPerOp    map[string]map[string]float64 `json:"steps_ns_per_op,omitempty"`
 	ActivityNsPerOp map[string]map[string]float64 `json:"activity_ns_per_op,omitempty"`
 
@@ -60,10 +61,11 @@ type Result struct {
 }
 
 // Window is one window of the timeline: operations completed in
-// [StartNs, StartNs + window) of the measured phase, and their rate (the
-// last window may be shorter).
+// [StartNs, EndNs) of the measured phase, and their rate. The last window
+// may be shorter than the others.
 type Window struct {
 	StartNs int64   `json:"start_ns"`
+	EndNs   int64   `json:"end_ns"`
 	Ops     int64   `json:"ops"`
 	Mops    float64 `json:"mops"`
 }
@@ -173,6 +175,7 @@ func (r *runner) result(rec *recorder, wall time.Duration, before indexes.Info) 
 		res.BytesPerOp[name] = mix(tagged, float64(n), true)
 		r.breakdown(res, name, &st.Verbs.Time, tag, float64(n))
 	}
+	r.breakdown(res, "total", sumOps(&st.Verbs.Time), 0, float64(res.Ops))
 	res.Timeline = timeline(rec, st.WindowNs)
 	res.Changes = r.changes
 	total := st.Verbs.Total()
@@ -236,11 +239,26 @@ func timeline(rec *recorder, phaseNs int64) []Window {
 	for i, n := range rec.ticks {
 		start := int64(i) * rec.window
 		length := min(rec.window, phaseNs-start)
-		w := Window{StartNs: start, Ops: n}
+		w := Window{StartNs: start, EndNs: start + max(length, 0), Ops: n}
 		if length > 0 {
 			w.Mops = float64(n) / float64(length) * 1e3
 		}
 		ws = append(ws, w)
 	}
 	return ws
+}
+
+// sumOps gathers the time of every operation type under tag 0.
+func sumOps(ts *transport.TimeStats) *transport.TimeStats {
+	var all transport.TimeStats
+	for _, t := range opTypes {
+		tag := transport.Tag(t) + 1
+		for a, d := range ts.Activity[tag] {
+			all.Activity[0][a] += d
+		}
+		for st, d := range ts.Steps[tag] {
+			all.Steps[0][st] += d
+		}
+	}
+	return &all
 }

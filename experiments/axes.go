@@ -77,7 +77,11 @@ var axisKinds = map[string]struct {
 	// number from the same result, so a panel and series run once.
 	"percentile": {"derived, categorical: latency percentiles (p50, p90, p99, p999, p9999, mean) substituted for {x} in the metric", nil},
 	"metric":     {"derived, categorical: each category is a metric name (a table of verbs and bytes per operation)", nil},
+	"time":       {"derived: throughput over the measured phase, one run per panel and series, in windows of the scale's timeline_ms", nil},
 }
+
+// timeline is the one x value of every point of a time axis.
+const timeline = "timeline"
 
 // AxisNames lists the axis kinds.
 func AxisNames() []string {
@@ -89,14 +93,24 @@ func AxisNames() []string {
 	return names
 }
 
-func (a *Axis) categorical() bool { return a.Name == "workload" || a.derived() }
+func (a *Axis) categorical() bool {
+	return a.Name == "workload" || a.Name == "percentile" || a.Name == "metric"
+}
 
-// derived reports an axis whose categories do not change the run.
-func (a *Axis) derived() bool { return a.Name == "percentile" || a.Name == "metric" }
+// derived reports an axis whose values do not change the run.
+func (a *Axis) derived() bool {
+	return a.Name == "percentile" || a.Name == "metric" || a.Name == "time"
+}
 
 func (a *Axis) validate(s *Spec) error {
 	if _, ok := axisKinds[a.Name]; !ok {
 		return fmt.Errorf("axis %q is not one of %s", a.Name, strings.Join(AxisNames(), ", "))
+	}
+	if a.Name == "time" {
+		if len(a.Values) > 0 || len(a.Categories) > 0 {
+			return errors.New("a time axis takes its values from the runs' timelines: give no values or categories")
+		}
+		return nil
 	}
 	if a.categorical() {
 		if len(a.Categories) == 0 {
@@ -107,8 +121,10 @@ func (a *Axis) validate(s *Spec) error {
 				return fmt.Errorf("category %q is not a built-in workload", c)
 			}
 			if a.derived() {
-				if _, err := s.metricFor(c); err != nil {
-					return fmt.Errorf("category %q: %w", c, err)
+				for _, p := range s.Panels {
+					if _, err := s.metricFor(p.Name, c); err != nil {
+						return fmt.Errorf("category %q: %w", c, err)
+					}
 				}
 			}
 		}

@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -27,6 +28,8 @@ type Claim struct {
 	//   greater  lhs > rhs
 	//   less     lhs < rhs
 	//   similar  lhs/rhs within a factor Factor of 1
+	//   below    lhs < Value
+	//   above    lhs > Value
 	Expect string  `yaml:"expect"`
 	Value  float64 `yaml:"value"`
 	Min    float64 `yaml:"min"`
@@ -36,15 +39,17 @@ type Claim struct {
 }
 
 // Ref names one point of a figure: a series, a panel and an x value (or a
-// category on a workload axis).
+// category on a workload axis), and the metric read there when it is not
+// the claim's (one run's dip against its level before).
 type Ref struct {
 	Series   string   `yaml:"series"`
 	Panel    string   `yaml:"panel"`
 	X        *float64 `yaml:"x"`
 	Category string   `yaml:"category"`
+	Metric   string   `yaml:"metric"`
 }
 
-var expects = []string{"ratio", "value", "range", "greater", "less", "similar"}
+var expects = []string{"ratio", "value", "range", "greater", "less", "similar", "below", "above"}
 
 func (c *Claim) validate(s *Spec) error {
 	var errs []error
@@ -59,11 +64,15 @@ func (c *Claim) validate(s *Spec) error {
 			errs = append(errs, err)
 		}
 	}
-	needRHS := c.Expect != "value"
+	needRHS := !slices.Contains([]string{"value", "below", "above"}, c.Expect)
 	if needRHS != (c.RHS != nil) {
 		errs = append(errs, fmt.Errorf("expect %s needs rhs: %v", c.Expect, needRHS))
 	}
 	switch c.Expect {
+	case "below", "above":
+		if c.Value <= 0 {
+			errs = append(errs, fmt.Errorf("expect %s needs value > 0", c.Expect))
+		}
 	case "ratio", "value":
 		if c.Value <= 0 || c.Factor < 1 {
 			errs = append(errs, fmt.Errorf("expect %s needs value > 0 and within_factor >= 1", c.Expect))
@@ -82,6 +91,11 @@ func (c *Claim) validate(s *Spec) error {
 			if err := r.validate(s); err != nil {
 				errs = append(errs, err)
 			}
+			if r.Metric != "" {
+				if _, err := metricOf(r.Metric); err != nil {
+					errs = append(errs, err)
+				}
+			}
 		}
 	}
 	return errors.Join(errs...)
@@ -94,11 +108,17 @@ func (r *Ref) validate(s *Spec) error {
 	if !slices.ContainsFunc(s.Panels, func(p Panel) bool { return p.Name == r.Panel }) {
 		return fmt.Errorf("panel %q is not in the spec", r.Panel)
 	}
-	if s.X.categorical() {
+	switch {
+	case s.X.Name == "time":
+		if r.X != nil || r.Category != "" && r.Category != timeline {
+			return errors.New("a time axis has no x values: name the run by series and panel and the number by the claim's metric")
+		}
+		r.Category = timeline
+	case s.X.categorical():
 		if !slices.Contains(s.X.Categories, r.Category) {
 			return fmt.Errorf("category %q is not on the x axis", r.Category)
 		}
-	} else if r.X == nil || !slices.Contains(s.X.Values, *r.X) {
+	case r.X == nil || !slices.Contains(s.X.Values, *r.X):
 		return fmt.Errorf("x %v is not on the x axis %v", r.X, s.X.Values)
 	}
 	return nil
@@ -144,11 +164,11 @@ func Evaluate(s *Spec, runs map[pointKey]Outcome) []Verdict {
 func evaluate(s *Spec, c Claim, runs map[pointKey]Outcome) Verdict {
 	v := Verdict{Claim: c, Paper: c.paperValue()}
 	get := func(r *Ref) (float64, bool) {
-		name := c.Metric
+		name := cmp.Or(r.Metric, c.Metric)
 		m, _ := metricOf(name)
 		if name == "" {
-			name = strings.ReplaceAll(s.Metric, "{x}", r.Category)
-			m, _ = s.metricFor(r.Category) // validated
+			name = s.metricName(r.Panel, r.Category)
+			m, _ = s.metricFor(r.Panel, r.Category) // validated
 		}
 		o, ok := runs[r.key()]
 		switch {
@@ -173,9 +193,11 @@ func evaluate(s *Spec, c Claim, runs map[pointKey]Outcome) Verdict {
 	if !ok {
 		return v
 	}
-	if c.Expect == "value" {
+	switch c.Expect {
+	case "value", "below", "above":
 		v.Measured = fmt.Sprintf("%.3g", lhs)
-		v.Status = verdict(within(lhs, c.Value, c.Factor))
+		v.Status = verdict(c.Expect == "value" && within(lhs, c.Value, c.Factor) ||
+			c.Expect == "below" && lhs < c.Value || c.Expect == "above" && lhs > c.Value)
 		return v
 	}
 	rhs, ok := get(c.RHS)
@@ -224,6 +246,10 @@ func (c *Claim) paperValue() string {
 		return "lhs > rhs"
 	case "less":
 		return "lhs < rhs"
+	case "below":
+		return fmt.Sprintf("< %g", c.Value)
+	case "above":
+		return fmt.Sprintf("> %g", c.Value)
 	default:
 		return fmt.Sprintf("similar (within %gx)", c.Factor)
 	}

@@ -189,3 +189,84 @@ func TestDerivedAxisRunsOnce(t *testing.T) {
 		t.Errorf("table: %v\n%s", err, md)
 	}
 }
+
+// A time axis runs each panel and series once and draws its timeline;
+// series change the cluster, and claims may read another metric per side.
+func TestTimeAxisAndSeriesSettings(t *testing.T) {
+	spec := strings.NewReplacer(
+		"x: {name: threads, label: Threads, values: [1, 4]}", "x: {name: time, label: Time (s)}",
+		"  - {label: Ghost, index: ghost}\n", "  - {label: Narrow, index: ideal, threads: 4, coroutines: 2}\n",
+		"small: {records: 2000, ops: 2000, warmup: 0}", "small: {records: 2000, ops: 4000, warmup: 0, timeline_ms: 0.05}",
+		"default: {records: 2000, ops: 2000, warmup: 0}", "default: {records: 2000, ops: 2000, warmup: 0, timeline_ms: 1}",
+		"large: {records: 2000, ops: 2000, warmup: 0}", "large: {records: 2000, ops: 2000, warmup: 0, timeline_ms: 1}",
+	).Replace(tinySpec)
+	spec = spec[:strings.Index(spec, "claims:")] + `claims:
+  - {id: more-is-faster, section: "0", text: "72 clients (the default threads) beat 8", expect: greater, metric: timeline.end_mops,
+     lhs: {series: Expected, panel: search}, rhs: {series: Narrow, panel: search}}
+  - {id: steady, section: "0", text: "the rate holds to the end", expect: similar, within_factor: 1.5,
+     lhs: {series: Narrow, panel: search, metric: timeline.end_mops}, rhs: {series: Narrow, panel: search, metric: throughput_mops}}
+  - {id: slow-read, section: "0", text: "a read waits over a microsecond", expect: above, value: 1000, metric: activity.READ.read,
+     lhs: {series: Expected, panel: search}}
+`
+	s, err := Parse("time.yaml", []byte(spec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	points, err := s.Expand("small")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(points) != 2 || points[1].Config.Threads != 4 || points[1].Config.Coroutines != 2 || points[1].Config.TimelineNs != 50_000 {
+		t.Fatalf("points %+v: want one per series, the second at 4 threads x 2 coroutines with a 50 us timeline", points)
+	}
+	dir := t.TempDir()
+	outs, err := Sweep(context.Background(), s, points, Options{Dir: dir, Scale: "small", Jobs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := NewReport(s, "small", outs)
+	for _, v := range r.Verdicts {
+		if v.Status != Pass {
+			t.Errorf("claim %s: %s (%s%s)", v.Claim.ID, v.Status, v.Measured, v.Reason)
+		}
+	}
+	f := r.Figure()
+	if got := len(f.Panels[0].Series); got != 2 || len(f.Panels[0].Series[0].X) < 2 {
+		t.Errorf("timeline panel has %d series, want 2 with a point per window: %+v", got, f.Panels[0].Series)
+	}
+	if err := r.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A panel's own metric on a metric axis takes each category as {x}.
+func TestPanelMetric(t *testing.T) {
+	spec := strings.NewReplacer(
+		"plot: lines", "plot: table",
+		"x: {name: threads, label: Threads, values: [1, 4]}", "x: {name: metric, label: Part, categories: [read, compute]}",
+		"workload: dmtree-search-only}", "workload: dmtree-search-only, metric: \"activity.READ.{x}\"}",
+	).Replace(tinySpec)
+	spec = spec[:strings.Index(spec, "claims:")] + `claims:
+  - {id: reads-dominate, section: "0", text: "a search waits for its READ longer than it computes", expect: greater,
+     lhs: {series: Expected, panel: search, category: read}, rhs: {series: Expected, panel: search, category: compute}}
+`
+	s, err := Parse("panel.yaml", []byte(spec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	points, err := s.Expand("small")
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs, err := Sweep(context.Background(), s, points, Options{Dir: t.TempDir(), Scale: "small", Jobs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := NewReport(s, "small", outs).Verdicts[0]; v.Status != Pass {
+		t.Errorf("claim: %s (%s%s)", v.Status, v.Measured, v.Reason)
+	}
+	bad := strings.Replace(spec, `metric: "activity.READ.{x}"`, `metric: "activity.READ.{x}.z"`, 1)
+	if _, err := Parse("bad.yaml", []byte(bad)); err == nil || !strings.Contains(err.Error(), "activity.READ.read.z") {
+		t.Errorf("bad panel metric: %v", err)
+	}
+}

@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -11,14 +12,27 @@ import (
 // A metric reads one number from a result.
 type metric func(r *bench.Result) (float64, bool)
 
-// metricFor is the metric a point of category x shows: on a metric axis
-// the category names it; otherwise {x} in the spec's metric is replaced by
-// the category (a percentile), and without {x} it is the spec's metric.
-func (s *Spec) metricFor(x string) (metric, error) {
+// metricFor is the metric a point of category x in panel shows: {x} in
+// the panel's metric, or else the spec's, is replaced by the category (a
+// percentile, or on a metric axis a part of a metric name), and without
+// {x} it is that metric. On a metric axis without a panel metric the
+// category names the metric.
+func (s *Spec) metricFor(panel, x string) (metric, error) {
+	return metricOf(s.metricName(panel, x))
+}
+
+// metricName is the name of the metric metricFor returns.
+func (s *Spec) metricName(panel, x string) string {
+	name := s.Metric
 	if s.X.Name == "metric" {
-		return metricOf(x)
+		name = "{x}"
 	}
-	return metricOf(strings.ReplaceAll(s.Metric, "{x}", x))
+	for _, p := range s.Panels {
+		if p.Name == panel && p.Metric != "" {
+			name = p.Metric
+		}
+	}
+	return strings.ReplaceAll(name, "{x}", x)
 }
 
 // Metric names:
@@ -29,10 +43,36 @@ func (s *Spec) metricFor(x string) (metric, error) {
 //	bytes_per_op.<OP|total>.<read|write|cas|masked_cas|faa|rpc|total>
 //	nic_mops.<memory|compute>.<max|mean>, msg_util.<...>, bw_util.<...>, cpu_util.<...>
 //	cache_hit_ratio, cs_cache_bytes, ms_bytes
+//	activity.<OP>.<read|write|atomic|rpc|compute|wait>   ns per operation
+//	steps.<OP>.<step>                                     ns per operation in an index's step (its Spec.Steps, or other)
+//	timeline.<before|dip|end>_mops                        mean before the first change, lowest window from it on, mean of the last fifth
+//	change.<name>.<start_ms|end_ms|duration_ms>           a change the runner made (repartition)
 func metricOf(name string) (metric, error) {
 	parts := strings.Split(name, ".")
-	fail := fmt.Errorf("metric %q is not one of: throughput_mops, latency.<OP>.<stat>, verbs_per_op.<OP>.<verb>, bytes_per_op.<OP>.<verb>, <nic_mops|msg_util|bw_util|cpu_util>.<memory|compute>.<max|mean>, cache_hit_ratio, cs_cache_bytes, ms_bytes", name)
+	fail := fmt.Errorf("metric %q is not one of: throughput_mops, latency.<OP>.<stat>, verbs_per_op.<OP>.<verb>, bytes_per_op.<OP>.<verb>, <nic_mops|msg_util|bw_util|cpu_util>.<memory|compute>.<max|mean>, cache_hit_ratio, cs_cache_bytes, ms_bytes, activity.<OP>.<activity>, steps.<OP>.<step>, timeline.<before|dip|end>_mops, change.<name>.<start_ms|end_ms|duration_ms>", name)
 	switch {
+	case len(parts) == 3 && parts[0] == "activity" && slices.Contains(activities, parts[2]),
+		len(parts) == 3 && parts[0] == "steps" && parts[2] != "":
+		return func(r *bench.Result) (float64, bool) {
+			src := r.ActivityNsPerOp
+			if parts[0] == "steps" {
+				src = r.StepsNsPerOp
+			}
+			v, ok := src[parts[1]][parts[2]]
+			return v, ok
+		}, nil
+	case len(parts) == 2 && parts[0] == "timeline" && slices.Contains([]string{"before_mops", "dip_mops", "end_mops"}, parts[1]):
+		return func(r *bench.Result) (float64, bool) { return timelineStat(r, parts[1]) }, nil
+	case len(parts) == 3 && parts[0] == "change" && slices.Contains([]string{"start_ms", "end_ms", "duration_ms"}, parts[2]):
+		return func(r *bench.Result) (float64, bool) {
+			for _, c := range r.Changes {
+				if c.Name == parts[1] {
+					return map[string]float64{"start_ms": float64(c.StartNs) / 1e6, "end_ms": float64(c.EndNs) / 1e6,
+						"duration_ms": float64(c.EndNs-c.StartNs) / 1e6}[parts[2]], true
+				}
+			}
+			return 0, false
+		}, nil
 	case name == "throughput_mops":
 		return func(r *bench.Result) (float64, bool) { return r.ThroughputMops, r.Ops > 0 }, nil
 	case name == "cache_hit_ratio":
@@ -99,4 +139,51 @@ func metricOf(name string) (metric, error) {
 		}, nil
 	}
 	return nil, fail
+}
+
+// activities are the names of transport's activities.
+var activities = []string{"read", "write", "atomic", "rpc", "compute", "wait"}
+
+// timelineStat summarises a run's timeline: the mean rate of the windows
+// that end before the first change, the lowest rate from the window the
+// change starts in on, or the mean of the last fifth of the whole windows.
+func timelineStat(r *bench.Result, stat string) (float64, bool) {
+	ws := r.Timeline
+	if n := len(ws); n > 1 && ws[n-1].EndNs-ws[n-1].StartNs < ws[0].EndNs-ws[0].StartNs {
+		ws = ws[:n-1] // a partial last window
+	}
+	if len(ws) == 0 {
+		return 0, false
+	}
+	change := int64(math.MaxInt64)
+	if len(r.Changes) > 0 {
+		change = r.Changes[0].StartNs
+	}
+	mean := func(ws []bench.Window) (float64, bool) {
+		if len(ws) == 0 {
+			return 0, false
+		}
+		var sum float64
+		for _, w := range ws {
+			sum += w.Mops
+		}
+		return sum / float64(len(ws)), true
+	}
+	switch stat {
+	case "before_mops":
+		n := 0
+		for n < len(ws) && ws[n].EndNs <= change {
+			n++
+		}
+		return mean(ws[:n])
+	case "dip_mops":
+		low, ok := math.Inf(1), false
+		for _, w := range ws {
+			if w.EndNs > change {
+				low, ok = min(low, w.Mops), true
+			}
+		}
+		return low, ok
+	}
+	return mean(ws[len(ws)-max(1, len(ws)/5):])
 }

@@ -57,9 +57,12 @@ func (s *Spec) Expand(scale string) ([]Point, error) {
 	}
 	var xs []float64
 	var cats []string
-	if s.X.categorical() {
+	switch {
+	case s.X.Name == "time":
+		cats = []string{timeline}
+	case s.X.categorical():
 		cats = s.X.Categories
-	} else {
+	default:
 		xs = s.X.Values
 		if len(sc.X) > 0 {
 			xs = sc.X
@@ -103,7 +106,18 @@ func (s *Spec) configure(p *Point, sc Scale, panel Panel, se Series, workload st
 	if sc.Threads > 0 {
 		c.Threads = sc.Threads
 	}
+	if se.Threads > 0 {
+		c.Threads = se.Threads
+	}
+	if se.Coroutines > 0 {
+		c.Coroutines = se.Coroutines
+	}
 	c.Index, c.Params = se.Index, se.Params
+	c.MaxVirtualNs, c.TimelineNs = int64(sc.MaxMs*1e6), int64(sc.TimelineMs*1e6)
+	if rp := s.Repartition; rp != nil {
+		c.ComputeNodes++ // the spare
+		c.Repartition = &bench.Repartition{AtNs: int64(sc.RepartitionAtMs * 1e6), From: rp.From, Fraction: rp.Fraction}
+	}
 	props := workloads.Properties{
 		"recordcount":                      strconv.FormatInt(sc.Records, 10),
 		"operationcount":                   strconv.FormatInt(sc.Ops, 10),
@@ -114,6 +128,9 @@ func (s *Spec) configure(p *Point, sc Scale, panel Panel, se Series, workload st
 	if s.Cache != nil {
 		b, _ := humanize.ParseBytes(s.Cache.PaperBytes) // validated
 		c.CacheBytes = scaledCache(s, float64(b), props)
+		if se.CacheMB > 0 {
+			c.CacheBytes = scaledCache(s, se.CacheMB*(1<<20), props)
+		}
 	}
 	if apply := axisKinds[s.X.Name].apply; apply != nil {
 		if err := apply(s, p.X, &c, props); err != nil {

@@ -24,6 +24,8 @@ type Report struct {
 	Missing []string
 	// Files are the outputs written.
 	Files []string
+
+	changeNotes []string // gathered while a timeline figure is drawn
 }
 
 // Base is the output path of a figure without extension:
@@ -85,7 +87,11 @@ func (r *Report) Figure() *plots.Figure {
 	}
 	runs := Index(r.Outcomes)
 	for _, pn := range s.Panels {
-		panel := plots.Panel{Title: pn.Title}
+		panel := plots.Panel{Title: pn.Title, YLabel: pn.YLabel}
+		if s.X.Name == "time" {
+			f.Panels = append(f.Panels, r.timelinePanel(panel, pn, runs))
+			continue
+		}
 		xs := r.xs()
 		if f.Kind == plots.Bars {
 			panel.Categories = xs
@@ -95,7 +101,7 @@ func (r *Report) Figure() *plots.Figure {
 			present := false
 			for _, x := range xs {
 				y := math.NaN()
-				m, _ := s.metricFor(x) // validated
+				m, _ := s.metricFor(pn.Name, x) // validated
 				if res := resultOf(runs, pointKey{pn.Name, se.Label, x}); res != nil {
 					if v, ok := m(res); ok {
 						y, present = v, true
@@ -120,8 +126,33 @@ func (r *Report) Figure() *plots.Figure {
 	if len(r.Missing) > 0 {
 		f.Notes = append(f.Notes, "missing (index not implemented yet): "+strings.Join(r.Missing, ", "))
 	}
+	f.Notes = append(f.Notes, r.changeNotes...)
+	r.changeNotes = nil
 	f.Notes = append(f.Notes, s.Notes...)
 	return f
+}
+
+// timelinePanel draws each series' throughput window by window, at the
+// windows' midpoints in seconds, and notes when the runner changed the
+// cluster.
+func (r *Report) timelinePanel(panel plots.Panel, pn Panel, runs map[pointKey]Outcome) plots.Panel {
+	for _, se := range r.Spec.Series {
+		res := resultOf(runs, pointKey{pn.Name, se.Label, timeline})
+		if res == nil || len(res.Timeline) == 0 {
+			continue
+		}
+		series := plots.Series{Label: se.Label}
+		for _, w := range res.Timeline {
+			series.X = append(series.X, float64(w.StartNs+w.EndNs)/2/1e9)
+			series.Y = append(series.Y, w.Mops)
+		}
+		panel.Series = append(panel.Series, series)
+		for _, c := range res.Changes {
+			r.changeNotes = append(r.changeNotes, fmt.Sprintf("%s, %s: %s from %.4g s to %.4g s (%s)",
+				pn.Title, se.Label, c.Name, float64(c.StartNs)/1e9, float64(c.EndNs)/1e9, c.Detail))
+		}
+	}
+	return panel
 }
 
 // TableMarkdown lays the figure's numbers out as the paper's table: one

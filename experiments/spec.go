@@ -38,6 +38,11 @@ type Spec struct {
 	Series []Series         `yaml:"series"`
 	Scales map[string]Scale `yaml:"scales"`
 	Claims []Claim          `yaml:"claims"`
+	// Repartition scales out mid-run (DEX Figure 10): the cluster gains a
+	// spare compute node beyond cluster.compute_nodes, and at each scale's
+	// repartition_at_ms compute node From hands it the upper Fraction of
+	// its keys.
+	Repartition *RepartitionSpec `yaml:"repartition"`
 	// Notes record choices the paper leaves open (values read off a plot,
 	// an unstated panel parameter).
 	Notes []string `yaml:"notes"`
@@ -76,20 +81,35 @@ type Cache struct {
 	PaperRecords int64  `yaml:"paper_records"`
 }
 
-// Panel is one sub-figure: a workload and its property overrides.
+// Panel is one sub-figure: a workload and its property overrides, and
+// the metric it shows when it is not the spec's (a Load panel's INSERT
+// latency beside the READ latency of the others).
 type Panel struct {
 	Name     string            `yaml:"name"`
 	Title    string            `yaml:"title"`
 	Workload string            `yaml:"workload"`
 	Props    map[string]string `yaml:"props"`
+	Metric   string            `yaml:"metric"`
+	YLabel   string            `yaml:"y_label"`
 }
 
-// Series is one line or bar group: an index and its variant.
+// Series is one line or bar group: an index and its variant, and the
+// cluster settings it changes (a series at 18 threads, or with its own
+// cache size).
 type Series struct {
-	Label  string            `yaml:"label"`
-	Index  string            `yaml:"index"`
-	Params map[string]string `yaml:"params"`
-	Props  map[string]string `yaml:"props"`
+	Label      string            `yaml:"label"`
+	Index      string            `yaml:"index"`
+	Params     map[string]string `yaml:"params"`
+	Props      map[string]string `yaml:"props"`
+	Threads    int               `yaml:"threads"`    // per compute node
+	Coroutines int               `yaml:"coroutines"` // per thread
+	CacheMB    float64           `yaml:"cache_mb"`   // the paper's MB per compute node, scaled with records
+}
+
+// RepartitionSpec is the scale-out of a timeline figure.
+type RepartitionSpec struct {
+	From     int     `yaml:"from"`
+	Fraction float64 `yaml:"fraction"`
 }
 
 // Scale is a preset of the run size.
@@ -102,6 +122,12 @@ type Scale struct {
 	// Threads, when set, overrides the cluster's threads per compute node
 	// (a smaller cluster for a quick check).
 	Threads int `yaml:"threads"`
+	// MaxMs caps each run's measured phase in virtual ms; TimelineMs is
+	// the window of a time axis; RepartitionAtMs when the spec's
+	// repartitioning starts. The paper's seconds scale down with records.
+	MaxMs           float64 `yaml:"max_ms"`
+	TimelineMs      float64 `yaml:"timeline_ms"`
+	RepartitionAtMs float64 `yaml:"repartition_at_ms"`
 }
 
 // Scales lists the preset names in order of size.
@@ -187,6 +213,11 @@ func (s *Spec) Validate() error {
 		if p.Name == "" || p.Workload == "" && s.X.Name != "workload" {
 			bad(fmt.Sprintf("panels[%d]", i), "need a name and a workload")
 		}
+		if p.Metric != "" && !s.X.derived() {
+			if _, err := metricOf(p.Metric); err != nil {
+				bad(fmt.Sprintf("panels[%d].metric", i), "%v", err)
+			}
+		}
 	}
 	if len(s.Series) == 0 {
 		bad("series", "need at least one")
@@ -200,6 +231,15 @@ func (s *Spec) Validate() error {
 			bad(fmt.Sprintf("series[%d].label", i), "%q used twice", se.Label)
 		}
 		labels[se.Label] = true
+		if se.Threads < 0 || se.Coroutines < 0 || se.CacheMB < 0 {
+			bad(fmt.Sprintf("series[%d]", i), "threads %d, coroutines %d, cache_mb %g: none may be negative", se.Threads, se.Coroutines, se.CacheMB)
+		}
+		if se.CacheMB > 0 && s.Cache == nil {
+			bad(fmt.Sprintf("series[%d].cache_mb", i), "needs cache.paper_records to scale by")
+		}
+	}
+	if r := s.Repartition; r != nil && !(r.Fraction > 0 && r.Fraction < 1) {
+		bad("repartition.fraction", "%g: need 0 < fraction < 1", r.Fraction)
 	}
 	for _, name := range Scales {
 		sc, ok := s.Scales[name]
@@ -210,13 +250,23 @@ func (s *Spec) Validate() error {
 		if sc.Ops < 1 || sc.Records < 0 || sc.Warmup < 0 {
 			bad("scales."+name, "records %d, ops %d, warmup %d: need ops >= 1 and no negative count", sc.Records, sc.Ops, sc.Warmup)
 		}
+		if sc.MaxMs < 0 || sc.TimelineMs < 0 || sc.RepartitionAtMs < 0 {
+			bad("scales."+name, "max_ms %g, timeline_ms %g, repartition_at_ms %g: none may be negative", sc.MaxMs, sc.TimelineMs, sc.RepartitionAtMs)
+		}
+		if s.X.Name == "time" && sc.TimelineMs <= 0 {
+			bad("scales."+name+".timeline_ms", "a time axis needs the window of its timeline")
+		}
+		if (s.Repartition != nil) != (sc.RepartitionAtMs > 0) {
+			bad("scales."+name+".repartition_at_ms", "set it exactly when the spec has a repartition")
+		}
 	}
 	for name := range s.Scales {
 		if !slices.Contains(Scales, name) {
 			bad("scales", "unknown preset %q (presets are %s)", name, strings.Join(Scales, ", "))
 		}
 	}
-	for i, cl := range s.Claims {
+	for i := range s.Claims {
+		cl := &s.Claims[i] // validate completes the refs of a time axis
 		if err := cl.validate(s); err != nil {
 			bad(fmt.Sprintf("claims[%d] (%s)", i, cl.ID), "%v", err)
 		}

@@ -2,6 +2,7 @@ package plots
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"image/color"
@@ -40,6 +41,8 @@ type Figure struct {
 // Panel is one sub-figure.
 type Panel struct {
 	Title string
+	// YLabel, when set, replaces the figure's for this panel.
+	YLabel string
 	// Categories label the x positions of a bars figure.
 	Categories []string
 	Series     []Series
@@ -155,7 +158,7 @@ func (f *Figure) panels() ([]*plot.Plot, error) {
 		p := plot.New()
 		p.Title.Text = pn.Title
 		p.Title.TextStyle.Font.Size = 10
-		p.X.Label.Text, p.Y.Label.Text = f.XLabel, f.YLabel
+		p.X.Label.Text, p.Y.Label.Text = f.XLabel, cmp.Or(pn.YLabel, f.YLabel)
 		p.Legend.Top, p.Legend.Left = true, true
 		p.Legend.TextStyle.Font.Size = 8
 		p.Add(plotter.NewGrid())

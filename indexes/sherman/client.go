@@ -29,8 +29,13 @@ type client struct {
 	scanBuf       []byte // scan batches
 
 	cpu  int64 // local work charged but not yet handed to Compute
+	crc  int64 // the part of it that computes node checksums (stepCRC)
 	path [maxLevels]step
 }
+
+// stepCRC labels the time spent computing node checksums in the crc
+// variant: RF-tree's Figure 8 breaks it out of Sherman's time.
+const stepCRC transport.Step = 1
 
 // step is one internal node of the current operation's path: where it is
 // and the key range the traversal believed it had.
@@ -43,10 +48,20 @@ type step struct {
 // verb, so a run of small charges costs one Compute.
 func (c *client) charge(ns int64) { c.cpu += ns }
 
+// chargeCRC adds the work of checksumming nodes.
+func (c *client) chargeCRC(ns int64) { c.crc += ns }
+
 func (c *client) flush() {
 	if c.cpu > 0 {
 		c.ep.Compute(c.cpu)
 		c.cpu = 0
+	}
+	if c.crc > 0 {
+		prev := c.ep.Step()
+		c.ep.SetStep(stepCRC)
+		c.ep.Compute(c.crc)
+		c.ep.SetStep(prev)
+		c.crc = 0
 	}
 }
 

@@ -137,7 +137,9 @@
 // carries a CRC-64 of its bytes, written with it; a reader takes one READ
 // and accepts the node if the CRC matches. An in-place entry write sends
 // the entry and the new CRC word in the batch with the unlock. Correct in
-// strict memory mode (up to a 2^-64 CRC collision).
+// strict memory mode (up to a 2^-64 CRC collision). The checksum work is
+// the index's one step, "crc", in a run's time breakdown (RF-tree
+// Figure 8 shows it apart from the rest of Sherman's computation).
 //
 // partitioned=true (P-Sherman, DEX sections 4 and 8.2): Env.Partitions
 // gives each compute node a key range and its clients only touch keys in

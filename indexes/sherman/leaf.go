@@ -162,7 +162,7 @@ func (c *client) modifyLeaf(h held, loc location, img, key, val []byte, mode sto
 	l.writeEntry(e, key, val)
 	ops := c.writes(transport.WriteOp(loc.addr.Add(l.entryOffset(slot)), e))
 	if c.x.consistency == crc {
-		c.charge(cost.Checksum(len(img) - 8))
+		c.chargeCRC(cost.Checksum(len(img) - 8))
 		l.sealCRC(img)
 		ops = append(ops, transport.WriteOp(loc.addr.Add(offCRC), img[offCRC:offCRC+8]))
 	}

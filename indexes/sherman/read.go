@@ -116,7 +116,7 @@ func (c *client) entriesConsistent(img []byte) bool {
 // in the crc variant, else the front and rear node versions.
 func (c *client) layoutConsistent(buf []byte) bool {
 	if c.x.consistency == crc {
-		c.charge(cost.Checksum(len(buf) - 8))
+		c.chargeCRC(cost.Checksum(len(buf) - 8))
 		return crcMatches(buf)
 	}
 	return versionsMatch(buf)

@@ -31,6 +31,7 @@ func init() {
 		Name:    "sherman",
 		Paper:   paper,
 		Summary: "B+-tree of 1 KB nodes, cached internal nodes, on-chip hierarchical locks, write+unlock batching",
+		Steps:   []string{"crc"},
 		Params: []indexes.Param{
 			{Name: "consistency", Kind: indexes.KindEnum, Default: "versions", Values: consistencyNames,
 				Doc: "how reads detect concurrent writes: versions (Sherman's two-level versions), optlock (DEX's READ lock word, READ node, READ lock word), crc (RF-tree's CRC per node)"},

@@ -54,7 +54,7 @@ func (c *client) splitLeaf(h held, loc location, img []byte) error {
 	l.setConsistent(old)
 	wasRoot := l.coversAll(img)
 	if c.x.consistency == crc {
-		c.charge(2 * cost.Checksum(len(img)-8))
+		c.chargeCRC(2 * cost.Checksum(len(img)-8))
 	}
 	if err := c.write(sibAddr, sib); err != nil {
 		return joinUnlock(fmt.Errorf("writing new leaf %v: %w", sibAddr, err), c.unlock(h))
@@ -240,7 +240,7 @@ func (c *client) growRoot(left transport.GAddr, sep []byte, right transport.GAdd
 // variant.
 func (c *client) chargeSeal(n int) {
 	if c.x.consistency == crc {
-		c.charge(int64(n) * cost.Checksum(c.x.l.innerBytes-8))
+		c.chargeCRC(int64(n) * cost.Checksum(c.x.l.innerBytes-8))
 	}
 }
 
