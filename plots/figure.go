@@ -335,8 +335,9 @@ func addBars(p *plot.Plot, pn Panel, logY bool) error {
 }
 
 // shortLabels drops what every category shares at its start
-// ("dmtree-ycsb-a", "dmtree-ycsb-b" -> "a", "b"), cut at a separator, so
-// that labels fit under their bars.
+// ("dmtree-ycsb-a", "dmtree-ycsb-b" -> "a", "b"), cut at a separator, or
+// keeps only the last part of dotted names when those are unique, so that
+// labels fit under their bars.
 func shortLabels(cats []string) []string {
 	if len(cats) < 2 {
 		return cats
@@ -351,6 +352,16 @@ func shortLabels(cats []string) []string {
 	out := make([]string, len(cats))
 	for i, c := range cats {
 		out[i] = strings.TrimPrefix(c, prefix)
+	}
+	// Metric names from different families (activity.total.read,
+	// steps.total.crc) share no prefix; their last parts still tell them
+	// apart.
+	last := make([]string, len(cats))
+	for i, c := range out {
+		last[i] = c[strings.LastIndex(c, ".")+1:]
+	}
+	if slices.Equal(slices.Compact(slices.Sorted(slices.Values(last))), slices.Sorted(slices.Values(last))) {
+		return last
 	}
 	return out
 }
