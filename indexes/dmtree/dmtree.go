@@ -38,6 +38,7 @@ func init() {
 		Summary:   "FP-B+-tree with fingerprint tables and leaf locks on compute nodes (collaborative caching and locking)",
 		Params:    params,
 		PaperMode: fpbtree.PaperMode,
+		Steps:     fpbtree.StepNames,
 		New:       New,
 	})
 }

@@ -78,6 +78,37 @@
 // (rdmaopt scans READ the table and the runs). The golden tests in
 // verbs_test.go pin every one of these.
 //
+// # Time breakdown (Table 1)
+//
+// Operations label their time with the steps of Table 1 (section 5.3),
+// defined in package fpbtree (steps.go) and registered under these names;
+// each helper labels its own time, whoever calls it:
+//
+//	internal_cache  locating the leaf: cached bottom level, NodeSearch, and
+//	                on a miss the remote traversal that refills the cache
+//	fp_traversal    hashing the key, probing fingerprints, and reading a
+//	                table on the caller's node (its copy or a local primary)
+//	locking         local lock queue, lock CAS and its retries, an unlock
+//	                WRITE of its own (an update's; a hand-over saves it)
+//	fp_sync         READ and WRITE of a primary table on a peer, with the
+//	                refresh of the local copy; an insert's unlock rides in
+//	                its table WRITE and counts here
+//	kv              entry READs and WRITEs (one per matching fingerprint),
+//	                a scan's entry runs and their sorting
+//
+// A table access is fp_traversal or fp_sync by where the table is, the
+// paper's split of local traversal from remote synchronisation: a search
+// served by a current copy, or by a local primary, spends nothing in
+// fp_sync, and a search whose copy is stale syncs from the primary. The
+// rest is "other" (step 0): waiting for a read-delegation or
+// write-combining batch, the re-location after a version mismatch, and a
+// split's or merge's own verbs (the leaf lock, primary table and entry
+// helpers they share with point operations label themselves as above).
+// Compute is charged where it is incurred, never batched, so each charge
+// falls in the step of the helper that incurs it. The ablation variants
+// label the same way; in variant cache the lock CAS and unlock WRITE go
+// to the memory node, still in locking.
+//
 // # Deviations
 //
 //   - As package fpbtree: padded entry slots, bulk load fill, merge only

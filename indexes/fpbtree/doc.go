@@ -66,6 +66,15 @@
 // first queue on a local lock per leaf lock word and may hand the word over
 // (locallock.go); the basic FP-B+-tree CASes the word directly.
 //
+// # Time breakdown
+//
+// Operations label their time with the steps of DMTree's Table 1
+// (steps.go), which the FP-B+-tree registers too, so its breakdown and
+// DMTree's compare step by step. Here every table lives in its leaf on the
+// memory node: table READs and WRITEs are fp_sync, fp_traversal is only
+// hashing and probing, and the lock CAS and unlock WRITE are locking at
+// the memory node. Package dmtree's doc lists what each step covers.
+//
 // # Deviations
 //
 //   - Entry slots are padded to a power of two so an entry never straddles

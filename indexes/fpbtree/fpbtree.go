@@ -29,6 +29,7 @@ func init() {
 		Summary:   "B+-tree with 1-byte-per-slot fingerprint tables in the leaves, cached internal nodes, locks on the memory node",
 		Params:    Params,
 		PaperMode: PaperMode,
+		Steps:     StepNames,
 		New:       New,
 	})
 }

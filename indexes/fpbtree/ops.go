@@ -7,8 +7,16 @@ import (
 	"github.com/dmbench/dmbench/indexes"
 )
 
+// fingerprint hashes key to its fingerprint.
+func (c *Client) fingerprint(key []byte) byte {
+	defer c.ep.SetStep(c.label(StepFPTraversal))
+	c.ep.Compute(cost.HashKey())
+	return Fingerprint(key)
+}
+
 // probe lists the slots of tbl whose fingerprint is fp.
 func (c *Client) probe(tbl *Table, fp byte) []int {
+	defer c.ep.SetStep(c.label(StepFPTraversal))
 	c.ep.Compute(cost.FingerprintProbe(c.t.G.Span))
 	return cost.ProbeFingerprints(tbl.FPs, fp, nil)
 }
@@ -19,8 +27,7 @@ func (c *Client) probe(tbl *Table, fp byte) []int {
 // copy sends the search to the primary (section 3.2.2); a version that
 // disagrees with the cached internal entry refreshes the cache.
 func (c *Client) search(key []byte) ([]byte, bool, error) {
-	c.ep.Compute(cost.HashKey())
-	fp := Fingerprint(key)
+	fp := c.fingerprint(key)
 	r, err := c.locate(key)
 	if err != nil {
 		return nil, false, err
@@ -93,8 +100,7 @@ const (
 // WRITE the entry and either WRITE the table (which unlocks) or WRITE the
 // unlock alone. A full leaf splits; an emptied leaf merges.
 func (c *Client) write(kind writeKind, key, val []byte) error {
-	c.ep.Compute(cost.HashKey())
-	fp := Fingerprint(key)
+	fp := c.fingerprint(key)
 	r, err := c.locate(key)
 	if err != nil {
 		return err

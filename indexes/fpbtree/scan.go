@@ -31,8 +31,7 @@ func (c *Client) Scan(start []byte, n int, fn func(key, val []byte) bool) error 
 			}
 			continue
 		}
-		c.ep.Compute(int64(len(kvs)) * cost.NodeSearch(len(kvs)))
-		slices.SortFunc(kvs, func(a, b kv) int { return bytes.Compare(a.key, b.key) })
+		c.sortEntries(kvs)
 		for _, e := range kvs {
 			if bytes.Compare(e.key, cursor) < 0 {
 				continue
@@ -57,6 +56,7 @@ func (c *Client) Scan(start []byte, n int, fn func(key, val []byte) bool) error 
 // whole leaf; with it (section 4.1, Figure 10) it READs the primary table
 // and then only the runs of non-empty slots, in one doorbell batch.
 func (c *Client) scanLeaf(r ref) ([]kv, uint64, error) {
+	defer c.ep.SetStep(c.label(StepKV))
 	g := &c.t.G
 	if !c.t.opts.FilterScans {
 		for {
@@ -106,6 +106,13 @@ func (c *Client) scanLeaf(r ref) ([]kv, uint64, error) {
 			return kvs, r.version, nil
 		}
 	}
+}
+
+// sortEntries puts a leaf's live entries in key order.
+func (c *Client) sortEntries(kvs []kv) {
+	defer c.ep.SetStep(c.label(StepKV))
+	c.ep.Compute(int64(len(kvs)) * cost.NodeSearch(len(kvs)))
+	slices.SortFunc(kvs, func(a, b kv) int { return bytes.Compare(a.key, b.key) })
 }
 
 // liveEntries decodes the valid entries of a leaf image (only the slots

@@ -31,6 +31,7 @@ func (c *Client) primaryTable(r ref) (Table, error) {
 	if err != nil {
 		return Table{}, err
 	}
+	defer c.ep.SetStep(c.label(c.tableStep(a)))
 	tbl, err := c.readTableAt(a)
 	if err != nil {
 		return Table{}, err
@@ -56,6 +57,7 @@ func (c *Client) storeCopy(r ref, tbl *Table) error {
 // searchTable returns the table a search probes: the caller's cached copy
 // when it belongs to r's version (fresh false), else the primary.
 func (c *Client) searchTable(r ref) (Table, bool, error) {
+	defer c.ep.SetStep(c.label(StepFPTraversal))
 	if a, ok := c.t.place.Copy(c.ep.Node(), r.fp); ok {
 		// A copy never filled, or torn by a concurrent refresh, is a miss.
 		buf := make([]byte, c.t.G.Table-8)
@@ -75,6 +77,7 @@ func (c *Client) searchTable(r ref) (Table, bool, error) {
 // combined (locallock.go), then, unless it was handed over with that, the
 // lock word with CAS 0 -> 1, retrying while it is held.
 func (c *Client) lockLeaf(r ref) error {
+	defer c.ep.SetStep(c.label(StepLocking))
 	a, err := c.t.place.Lock(r.leaf, r.fp)
 	if err != nil {
 		return err
@@ -99,6 +102,7 @@ func (c *Client) lockLeaf(r ref) error {
 // unlockLeaf releases r's leaf lock with a WRITE of the lock word, or
 // hands it to a local waiter without one.
 func (c *Client) unlockLeaf(r ref) error {
+	defer c.ep.SetStep(c.label(StepLocking))
 	a, err := c.t.place.Lock(r.leaf, r.fp)
 	if err != nil {
 		return err
@@ -125,6 +129,7 @@ func (c *Client) writeTableUnlock(r ref, tbl *Table) error {
 	if err != nil {
 		return err
 	}
+	defer c.ep.SetStep(c.label(c.tableStep(pa)))
 	la, err := c.t.place.Lock(r.leaf, r.fp)
 	if err != nil {
 		return err
@@ -157,6 +162,7 @@ func (c *Client) writeTableUnlock(r ref, tbl *Table) error {
 
 // readEntry READs slot i of r's leaf, again while it is torn.
 func (c *Client) readEntry(r ref, i int) (entry, error) {
+	defer c.ep.SetStep(c.label(StepKV))
 	g := &c.t.G
 	buf := make([]byte, g.Entry)
 	for {
@@ -174,6 +180,7 @@ func (c *Client) readEntry(r ref, i int) (entry, error) {
 
 // writeEntry WRITEs slot i of r's leaf.
 func (c *Client) writeEntry(r ref, i int, valid bool, key, val []byte) error {
+	defer c.ep.SetStep(c.label(StepKV))
 	g := &c.t.G
 	buf := make([]byte, g.Entry)
 	g.encodeEntry(buf, valid, r.version, key, val)
@@ -188,6 +195,7 @@ func (c *Client) writeEntry(r ref, i int, valid bool, key, val []byte) error {
 
 // invalidateEntry WRITEs slot i's meta word as empty.
 func (c *Client) invalidateEntry(r ref, i int) error {
+	defer c.ep.SetStep(c.label(StepKV))
 	b := binary.LittleEndian.AppendUint64(nil, entryMeta(false, r.version))
 	if c.t.G.HasCRC {
 		return c.writeEntry(r, i, false, make([]byte, c.t.G.K), make([]byte, c.t.G.V))

@@ -106,6 +106,7 @@ func (c *Client) refresh(key []byte) (*inode, error) {
 
 // locate returns the ref of the leaf covering key.
 func (c *Client) locate(key []byte) (ref, error) {
+	defer c.ep.SetStep(c.label(StepInternalCache))
 	n, err := c.bottom(key)
 	if err != nil {
 		return ref{}, err
