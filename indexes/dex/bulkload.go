@@ -58,7 +58,7 @@ func (x *Index) build(ep transport.Endpoint, kvs iter.Seq2[[]byte, []byte]) erro
 	cur := 0
 	advance := func(to int) error {
 		for ; cur < to; cur++ {
-			bound := parts.bounds[cur+1]
+			bound := parts.lows[cur+1]
 			if err := b.finish(0, bound); err != nil {
 				return err
 			}
@@ -77,7 +77,7 @@ func (x *Index) build(ep transport.Endpoint, kvs iter.Seq2[[]byte, []byte]) erro
 			return fmt.Errorf("keys not increasing at %x", k)
 		}
 		prev = append(prev[:0], k...)
-		if err := advance(parts.owner(k)); err != nil {
+		if err := advance(parts.index(k)); err != nil {
 			return err
 		}
 		lb := b.levels[0]
@@ -92,7 +92,7 @@ func (x *Index) build(ep transport.Endpoint, kvs iter.Seq2[[]byte, []byte]) erro
 		}
 		l.leafInsertAt(lb.img, lb.img.count(), k, v)
 	}
-	if err := advance(len(parts.bounds) - 1); err != nil {
+	if err := advance(len(parts.lows) - 1); err != nil {
 		return err
 	}
 	// Close every level bottom-up; the single node of the top level is the

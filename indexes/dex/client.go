@@ -364,9 +364,7 @@ func (c *client) own(key []byte, fn func() error, forward func(owner int) error)
 			}
 			return err
 		}
-		c.cn.own.RLock(c.ep)
-		if c.x.parts.Load() != parts {
-			c.cn.own.RUnlock()
+		if !c.cn.enter(c.ep, key, parts) {
 			continue
 		}
 		c.begin()

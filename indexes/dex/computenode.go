@@ -26,6 +26,15 @@ type computeNode struct {
 	// own is held shared by every operation and exclusively by a
 	// repartitioning, which must see no operation in flight.
 	own transport.RWMutex
+	// frozen is the key range a repartitioning of this node is moving
+	// away (nil when none): new operations on it wait on thaw, which the
+	// repartitioning holds until the new partitions are installed.
+	frozen atomic.Pointer[keyRange]
+	thaw   transport.Mutex
+	// freed holds the frames a repartitioning dropped, for any thread
+	// that runs out of free pages.
+	freedMu sync.Mutex
+	freed   []*frame
 	// epoch counts resets; clients drop their free pages when it moves.
 	epoch atomic.Uint64
 	hits  atomic.Uint64
@@ -79,4 +88,39 @@ func (c *computeNode) reset() {
 	c.latches.clear()
 	c.epoch.Add(1)
 	c.handlers = sync.Map{}
+	c.freedMu.Lock()
+	c.freed = nil
+	c.freedMu.Unlock()
+}
+
+// enter takes the shared ownership hold for an operation on key that
+// parts routed here. It holds nothing and returns false when parts is no
+// longer current, or when key is being moved away, after waiting for the
+// move to end: the caller routes the operation again.
+func (c *computeNode) enter(ep transport.Endpoint, key []byte, parts *partitions) bool {
+	c.own.RLock(ep)
+	if c.x.parts.Load() != parts {
+		c.own.RUnlock()
+		return false
+	}
+	if fr := c.frozen.Load(); fr != nil && fr.contains(key) {
+		c.own.RUnlock()
+		c.thaw.Lock(ep)
+		c.thaw.Unlock()
+		return false
+	}
+	return true
+}
+
+// takeFreed returns a frame a repartitioning dropped, nil when none.
+func (c *computeNode) takeFreed() *frame {
+	c.freedMu.Lock()
+	defer c.freedMu.Unlock()
+	n := len(c.freed)
+	if n == 0 {
+		return nil
+	}
+	f := c.freed[n-1]
+	c.freed = c.freed[:n-1]
+	return f
 }

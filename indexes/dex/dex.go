@@ -33,8 +33,9 @@ func init() {
 			{Name: "offloadcoefficient", Kind: indexes.KindFloat, Default: "1.2", Min: 1, Max: 10,
 				Doc: "c of section 6.1, the cost of using the cache on a fetch (free-page provisioning); the paper gives no value, only c > 1"},
 		},
-		PaperMode: func(p indexes.Params) string { return "" },
-		New:       New,
+		PaperMode:    func(p indexes.Params) string { return "" },
+		Repartitions: true,
+		New:          New,
 	})
 }
 
@@ -62,8 +63,10 @@ type Index struct {
 	rootPtr transport.GAddr
 	allocs  []*transport.Allocator // per node id
 	parts   atomic.Pointer[partitions]
-	cn      []*computeNode // per compute node, by index into comps
-	rr      atomic.Uint64  // round-robin placement above level M
+	// moving serialises repartitionings (repartition.go).
+	moving transport.Mutex
+	cn     []*computeNode // per compute node, by index into comps
+	rr     atomic.Uint64  // round-robin placement above level M
 }
 
 // New builds an empty DEX tree: a root over one leaf per partition, so

@@ -16,7 +16,51 @@
 // In a cached inner node a child pointer with bit 63 set is swizzled: it
 // names a local frame. Nodes of every subtree rooted at level M
 // (subtreelevel, 3) live on one memory node; leaves never cross a partition
-// boundary (bulk load and the empty tree break leaves at the bounds).
+// boundary (bulk load and the empty tree break leaves at the bounds, and a
+// repartitioning moves a bound only to a leaf's low fence).
+//
+// # Partitions and repartitioning (section 4, Figure 10)
+//
+// The partitions are a sorted list of key ranges, each owned by one
+// compute node; a compute node may own several ranges or none (compute
+// nodes beyond Env.Partitions are spares). A node is shared when its
+// fences cross a range bound. Repartition(ep, from, to, split), on a
+// thread of from, moves [bound, high) of from's range [low, high) to to,
+// where bound is the first separator of a level-1 node at or above split
+// strictly inside the range (an error when there is none):
+//
+//  1. from's thread takes from's ownership lock exclusively, so that the
+//     operations in flight finish, marks [split, high) frozen and lets go:
+//     new operations of from on frozen keys (its clients' and forwarded
+//     ones) park on a lock the repartitioning holds, the others go on
+//     (scans stop at the frozen range and wait there). Merges that would
+//     touch it are skipped, so its leaf boundaries stay.
+//  2. The same thread flushes every dirty cached page of from intersecting
+//     [split, high): 16 WRITEs of 1016 B (the body) per doorbell for pages
+//     it can lock at once, one WRITE for each page another thread held,
+//     waited for holding no other page.
+//  3. It takes the ownership lock exclusively again and flushes what
+//     operations below split dirtied meanwhile (the level-1 node holding
+//     split, usually). It reads the path to split from the root pointer
+//     (1 READ per owned node, 3 per shared one; the memory pool is
+//     current) and picks bound in the level-1 node. Each owned node on the
+//     path whose fences straddle bound becomes shared: one CAS moves its
+//     lock word from the version it holds to the next (an owned node's
+//     lock word is never locked), and from's cached copy records that
+//     version, so a copy cached anywhere is older than the memory pool's.
+//  4. One RPC (2 B from, the bound) to compute node to, whose handler
+//     takes to's ownership lock exclusively, re-reads (3 READs each) the
+//     cached inner nodes that were shared and become its own inside or
+//     around the moved range, as owned nodes are never refreshed, and
+//     installs the new partitions. to's cache for the range starts cold.
+//  5. from drops its cached pages wholly inside [bound, high), leaves
+//     first, unswizzling each from a parent that stays, into a free list
+//     its threads share; releases its locks; and the parked operations
+//     route again: keys now owned by to are forwarded there.
+//
+// Only steps 3-5, whose verbs are a path's reads, a CAS per converted
+// node, the RPC and the few pages dirtied during step 2, stop all of
+// from's operations; step 2 is the flush that grows with the cache.
 //
 // # Verbs per operation (warm cache, no contention)
 //
@@ -79,17 +123,28 @@
 //     operation by RPC to the owner (DEX routes requests to owners before
 //     they reach the index); with partitionedkeys=true this never happens.
 //   - The partition table is one Go value shared by all compute nodes
-//     (routing configuration, not index data).
+//     (routing configuration, not index data): the receiving compute node
+//     installs a repartitioning's table with one atomic store, and
+//     repartitionings run one at a time under one lock of that value.
+//   - A repartitioning stops from's operations on [split, high) rather
+//     than [bound, high): the bound is known only once the pages around
+//     split are flushed. Keys in [split, bound) wait for the move and stay
+//     with from.
 //   - Offloading at a missed node also requires its parent to be owned:
 //     children of a shared node can be left hot in the cache after another
 //     compute node splits that node, and the memory node would read stale
 //     copies of them.
-//   - Deletes merge a leaf into a cached sibling under an owned level-1
-//     parent only; inner nodes are never merged.
+//   - Deletes merge a leaf with a cached sibling when both fit in three
+//     quarters of a leaf, and an inner node left under a quarter full with
+//     a cached sibling the same way, upwards, always under an owned parent
+//     (merging is optional; shared parents are not locked for it). The
+//     root is never collapsed: it spans every key, so it is shared as soon
+//     as two compute nodes own keys, and other compute nodes keep cached
+//     copies of it that only the root pointer's change would correct,
+//     with no version on the pointer to tell them.
 //   - Memory of split-away and merged nodes is never freed, as in Sherman.
 //   - The offload coefficient c is a parameter (1.2): the paper only says
 //     c > 1.
-//   - Repartitioning (section 4) is not implemented.
 //   - Without the cache (cache=false) each compute node keeps the root's
 //     address (8 bytes, re-read when the root no longer covers a key), as
 //     a traversal needs somewhere to start; deletes never merge leaves;

@@ -46,6 +46,7 @@ func (x *Index) serveForward() {
 	}
 	for _, n := range x.comps {
 		x.env.Fabric.Handle(n, methodForward, x.serveForwardReq)
+		x.env.Fabric.Handle(n, methodAdopt, x.serveAdopt)
 	}
 }
 
@@ -70,11 +71,16 @@ func (x *Index) serveForwardReq(ep transport.Endpoint, req []byte) ([]byte, erro
 	val := req[5+l.ks:]
 	c := x.handlerClient(ep)
 	cn := c.cn
-	cn.own.RLock(ep)
-	defer cn.own.RUnlock()
-	if x.parts.Load().owner(key) != cn.idx {
-		return []byte{fwdWrongOwner, 0}, nil
+	for {
+		parts := x.parts.Load()
+		if parts.owner(key) != cn.idx {
+			return []byte{fwdWrongOwner, 0}, nil
+		}
+		if cn.enter(ep, key, parts) {
+			break
+		}
 	}
+	defer cn.own.RUnlock()
 	c.begin()
 	if op == opScan {
 		out, next, err := c.scanLocal(key, n)

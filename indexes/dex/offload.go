@@ -13,6 +13,7 @@ import (
 const (
 	methodOffload uint16 = 0x4458 // "DX": a pushed-down operation
 	methodForward uint16 = 0x4459 // an operation for another partition's owner
+	methodAdopt   uint16 = 0x445a // a repartitioning hands a key range to its new owner
 )
 
 // Offload statuses.

@@ -47,8 +47,9 @@ func (c *client) Insert(key, val []byte) error {
 	return c.write(key, val, opInsert, func() error { return c.insertLocal(key, val) })
 }
 
-// Delete removes key; a leaf left under a quarter full is merged with its
-// right sibling (mergeLeaf).
+// Delete removes key; a leaf left under a quarter full is merged with a
+// sibling, and so is an inner node such a merge leaves under a quarter
+// full (mergeLeaf).
 func (c *client) Delete(key []byte) error {
 	return c.write(key, nil, opDelete, func() error { return c.deleteLocal(key) })
 }

@@ -18,6 +18,9 @@ func (c *client) getFrame() *frame {
 	if f := c.popFree(); f != nil {
 		return f
 	}
+	if f := cn.takeFreed(); f != nil {
+		return f
+	}
 	if i := cn.used.Add(1) - 1; i < int64(len(cn.frames)) {
 		return cn.frames[i]
 	}

@@ -46,10 +46,14 @@ func (c *client) Scan(start []byte, n int, fn func(key, val []byte) bool) error 
 // partition and returns where to continue (nil at the end of the keys).
 func (c *client) scanLocal(start []byte, n int) ([]kv, []byte, error) {
 	l := &c.x.l
-	parts := c.x.parts.Load()
 	var limit []byte
 	if c.x.opt.partitioned {
-		limit = parts.next(c.cn.idx)
+		limit = c.x.parts.Load().limit(start)
+		// Keys a repartitioning is moving away wait in Scan's next lookup.
+		if fr := c.cn.frozen.Load(); fr != nil && bytes.Compare(start, fr.low) < 0 &&
+			(limit == nil || bytes.Compare(fr.low, limit) < 0) {
+			limit = fr.low
+		}
 	}
 	k := bytes.Clone(start)
 	var out []kv

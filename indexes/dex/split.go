@@ -419,23 +419,30 @@ func (c *client) install(f *frame, a transport.GAddr, fresh node, key []byte) *f
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if fresh.lockWord() > f.rver.Load() {
-		keep := map[uint64]uint64{}
-		for i := range f.data.count() {
-			if p := l.child(f.data, i); p&swizzled != 0 {
-				keep[cn.frames[p&^swizzled].addr.Load()] = p
-			}
-		}
-		copy(f.data, fresh)
-		for i := range f.data.count() {
-			if p, ok := keep[l.child(f.data, i)]; ok {
-				l.setChild(f.data, i, p)
-			}
-		}
-		f.rver.Store(fresh.lockWord())
+		c.replaceImage(f, fresh)
 	}
 	next := l.child(f.data, l.innerFind(f.data, key))
 	if next&swizzled == 0 {
 		return nil
 	}
 	return cn.frames[next&^swizzled]
+}
+
+// replaceImage copies fresh into the locked inner frame f, keeping the
+// swizzled pointers to the children fresh still has.
+func (c *client) replaceImage(f *frame, fresh node) {
+	l, cn := &c.x.l, c.cn
+	keep := map[uint64]uint64{}
+	for i := range f.data.count() {
+		if p := l.child(f.data, i); p&swizzled != 0 {
+			keep[cn.frames[p&^swizzled].addr.Load()] = p
+		}
+	}
+	copy(f.data, fresh)
+	for i := range f.data.count() {
+		if p, ok := keep[l.child(f.data, i)]; ok {
+			l.setChild(f.data, i, p)
+		}
+	}
+	f.rver.Store(fresh.lockWord())
 }
