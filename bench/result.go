@@ -176,7 +176,7 @@ func (r *runner) result(rec *recorder, wall time.Duration, before indexes.Info) 
 		r.breakdown(res, name, &st.Verbs.Time, tag, float64(n))
 	}
 	r.breakdown(res, "total", sumOps(&st.Verbs.Time), 0, float64(res.Ops))
-	res.Timeline = timeline(rec, st.WindowNs)
+	res.Timeline = timeline(rec, st.WindowNs, c.MaxVirtualNs)
 	res.Changes = r.changes
 	total := st.Verbs.Total()
 	res.VerbsPerOp["total"] = mix(&total, float64(res.Ops), false)
@@ -233,12 +233,20 @@ func (r *runner) breakdown(res *Result, name string, ts *transport.TimeStats, ta
 }
 
 // timeline turns the recorder's window counts into rates over a phase of
-// phaseNs.
-func timeline(rec *recorder, phaseNs int64) []Window {
+// phaseNs. With a cap, windows from the cap on are left out: they hold
+// only the operations in flight when clients stopped issuing, and their
+// rate would show a drop that is the end of the run, not the index.
+func timeline(rec *recorder, phaseNs, cap int64) []Window {
 	var ws []Window
 	for i, n := range rec.ticks {
 		start := int64(i) * rec.window
+		if cap > 0 && start >= cap {
+			break
+		}
 		length := min(rec.window, phaseNs-start)
+		if cap > 0 {
+			length = min(length, cap-start)
+		}
 		w := Window{StartNs: start, EndNs: start + max(length, 0), Ops: n}
 		if length > 0 {
 			w.Mops = float64(n) / float64(length) * 1e3

@@ -77,7 +77,7 @@ var axisKinds = map[string]struct {
 	// number from the same result, so a panel and series run once.
 	"percentile": {"derived, categorical: latency percentiles (p50, p90, p99, p999, p9999, mean) substituted for {x} in the metric", nil},
 	"metric":     {"derived, categorical: each category is a metric name (a table of verbs and bytes per operation)", nil},
-	"time":       {"derived: throughput over the measured phase, one run per panel and series, in windows of the scale's timeline_ms", nil},
+	"time":       {"derived: throughput over the measured phase in ms, one run per panel and series, in windows of the scale's timeline_ms", nil},
 }
 
 // timeline is the one x value of every point of a time axis.

@@ -133,7 +133,7 @@ func (r *Report) Figure() *plots.Figure {
 }
 
 // timelinePanel draws each series' throughput window by window, at the
-// windows' midpoints in seconds, and notes when the runner changed the
+// windows' midpoints in ms, and notes when the runner changed the
 // cluster.
 func (r *Report) timelinePanel(panel plots.Panel, pn Panel, runs map[pointKey]Outcome) plots.Panel {
 	for _, se := range r.Spec.Series {
@@ -143,13 +143,13 @@ func (r *Report) timelinePanel(panel plots.Panel, pn Panel, runs map[pointKey]Ou
 		}
 		series := plots.Series{Label: se.Label}
 		for _, w := range res.Timeline {
-			series.X = append(series.X, float64(w.StartNs+w.EndNs)/2/1e9)
+			series.X = append(series.X, float64(w.StartNs+w.EndNs)/2/1e6)
 			series.Y = append(series.Y, w.Mops)
 		}
 		panel.Series = append(panel.Series, series)
 		for _, c := range res.Changes {
-			r.changeNotes = append(r.changeNotes, fmt.Sprintf("%s, %s: %s from %.4g s to %.4g s (%s)",
-				pn.Title, se.Label, c.Name, float64(c.StartNs)/1e9, float64(c.EndNs)/1e9, c.Detail))
+			r.changeNotes = append(r.changeNotes, fmt.Sprintf("%s, %s: %s from %.4g ms to %.4g ms (%s)",
+				pn.Title, se.Label, c.Name, float64(c.StartNs)/1e6, float64(c.EndNs)/1e6, c.Detail))
 		}
 	}
 	return panel

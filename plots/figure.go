@@ -80,7 +80,7 @@ func (f *Figure) Save(base string) error {
 	}
 	cols := min(len(plots), maxCols)
 	rows := (len(plots) + cols - 1) / cols
-	w := max(vg.Length(cols)*panelW, minW)
+	w := max(vg.Length(cols)*panelW, minW, titleStyle().Width(f.Title)+0.4*vg.Inch)
 	notes := wrap(f.Notes, noteLen)
 	h := vg.Length(rows)*panelH + titleH + vg.Length(len(notes))*noteH + noteH/2
 	canvases := []struct {
@@ -110,11 +110,15 @@ func (f *Figure) Save(base string) error {
 	return nil
 }
 
+// titleStyle is how the figure's title is set.
+func titleStyle() draw.TextStyle {
+	return draw.TextStyle{Color: color.Black, Font: font.From(plot.DefaultFont, 12), XAlign: draw.XCenter, YAlign: draw.YTop, Handler: plot.DefaultTextHandler}
+}
+
 // draw lays the title, the panels and the notes out on dc.
 func (f *Figure) draw(dc draw.Canvas, plots []*plot.Plot, notes []string, rows, cols int) {
 	top := dc.Max.Y
-	titleFont := font.From(plot.DefaultFont, 12)
-	sty := draw.TextStyle{Color: color.Black, Font: titleFont, XAlign: draw.XCenter, YAlign: draw.YTop, Handler: plot.DefaultTextHandler}
+	sty := titleStyle()
 	dc.FillText(sty, vg.Point{X: (dc.Min.X + dc.Max.X) / 2, Y: top - 4}, f.Title)
 
 	noteFont := font.From(plot.DefaultFont, 8)
