@@ -24,8 +24,6 @@ type Report struct {
 	Missing []string
 	// Files are the outputs written.
 	Files []string
-
-	changeNotes []string // gathered while a timeline figure is drawn
 }
 
 // Base is the output path of a figure without extension:
@@ -86,10 +84,12 @@ func (r *Report) Figure() *plots.Figure {
 		f.Kind = plots.Bars
 	}
 	runs := Index(r.Outcomes)
+	var changes []string // what the runner did during a timeline's runs
 	for _, pn := range s.Panels {
 		panel := plots.Panel{Title: pn.Title, YLabel: pn.YLabel}
 		if s.X.Name == "time" {
-			f.Panels = append(f.Panels, r.timelinePanel(panel, pn, runs))
+			panel, notes := r.timelinePanel(panel, pn, runs)
+			f.Panels, changes = append(f.Panels, panel), append(changes, notes...)
 			continue
 		}
 		xs := r.xs()
@@ -126,16 +126,16 @@ func (r *Report) Figure() *plots.Figure {
 	if len(r.Missing) > 0 {
 		f.Notes = append(f.Notes, "missing (index not implemented yet): "+strings.Join(r.Missing, ", "))
 	}
-	f.Notes = append(f.Notes, r.changeNotes...)
-	r.changeNotes = nil
+	f.Notes = append(f.Notes, changes...)
 	f.Notes = append(f.Notes, s.Notes...)
 	return f
 }
 
 // timelinePanel draws each series' throughput window by window, at the
-// windows' midpoints in ms, and notes when the runner changed the
-// cluster.
-func (r *Report) timelinePanel(panel plots.Panel, pn Panel, runs map[pointKey]Outcome) plots.Panel {
+// windows' midpoints in ms, and returns notes on when the runner changed
+// the cluster.
+func (r *Report) timelinePanel(panel plots.Panel, pn Panel, runs map[pointKey]Outcome) (plots.Panel, []string) {
+	var notes []string
 	for _, se := range r.Spec.Series {
 		res := resultOf(runs, pointKey{pn.Name, se.Label, timeline})
 		if res == nil || len(res.Timeline) == 0 {
@@ -148,11 +148,11 @@ func (r *Report) timelinePanel(panel plots.Panel, pn Panel, runs map[pointKey]Ou
 		}
 		panel.Series = append(panel.Series, series)
 		for _, c := range res.Changes {
-			r.changeNotes = append(r.changeNotes, fmt.Sprintf("%s, %s: %s from %.4g ms to %.4g ms (%s)",
+			notes = append(notes, fmt.Sprintf("%s, %s: %s from %.4g ms to %.4g ms (%s)",
 				pn.Title, se.Label, c.Name, float64(c.StartNs)/1e6, float64(c.EndNs)/1e6, c.Detail))
 		}
 	}
-	return panel
+	return panel, notes
 }
 
 // TableMarkdown lays the figure's numbers out as the paper's table: one
