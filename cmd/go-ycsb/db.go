@@ -62,6 +62,7 @@ type db struct {
 
 	mu       sync.Mutex
 	ops      [numTags]uint64 // operations of the threads cleaned up since the last reset
+	failed   [numTags]uint64 // of which failed (go-ycsb's READ_ERROR, UPDATE_ERROR, ...)
 	threads  int             // threads ever initialised: Close reports only if one ran
 	baseline indexes.Info    // Info at the last reset, for the cache hit ratio
 }
@@ -75,6 +76,7 @@ type thread struct {
 	key    []byte
 	val    []byte
 	ops    [numTags]uint64
+	failed [numTags]uint64
 }
 
 type threadKey struct{}
@@ -139,8 +141,9 @@ func (d *db) CleanupThread(ctx context.Context) {
 	t.detach()
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	for i, n := range t.ops {
-		d.ops[i] += n
+	for i := range t.ops {
+		d.ops[i] += t.ops[i]
+		d.failed[i] += t.failed[i]
 	}
 }
 
@@ -172,11 +175,12 @@ func (d *db) Read(ctx context.Context, _ string, key string, fields []string) (m
 		return nil, err
 	}
 	val, found, err := t.client.Search(t.key)
-	if err != nil {
-		return nil, fmt.Errorf("%s READ %q: %w", d.index, key, err)
+	if err == nil && !found {
+		err = indexes.ErrNotFound
 	}
-	if !found {
-		return nil, fmt.Errorf("%s READ %q: %w", d.index, key, indexes.ErrNotFound)
+	if err != nil {
+		t.failed[tagRead]++
+		return nil, fmt.Errorf("%s READ %q: %w", d.index, key, err)
 	}
 	return d.codec.fields(val, fields), nil
 }
@@ -194,6 +198,7 @@ func (d *db) Scan(ctx context.Context, _ string, startKey string, count int, fie
 		return true
 	})
 	if err != nil {
+		t.failed[tagScan]++
 		return nil, fmt.Errorf("%s SCAN %d from %q: %w", d.index, count, startKey, err)
 	}
 	return rows, nil
@@ -220,6 +225,7 @@ func (d *db) write(ctx context.Context, tag transport.Tag, key string, values ma
 		return err
 	}
 	if err := op(t.client, t.key, t.val); err != nil {
+		t.failed[tag]++
 		return fmt.Errorf("%s %s %q: %w", d.index, tagNames[tag], key, err)
 	}
 	return nil
@@ -232,6 +238,7 @@ func (d *db) Delete(ctx context.Context, _ string, key string) error {
 		return err
 	}
 	if err := t.client.Delete(t.key); err != nil {
+		t.failed[tagDelete]++
 		return fmt.Errorf("%s DELETE %q: %w", d.index, key, err)
 	}
 	return nil
@@ -245,6 +252,7 @@ func (d *db) resetStats() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.ops = [numTags]uint64{}
+	d.failed = [numTags]uint64{}
 	d.baseline = d.idx.Info()
 }
 

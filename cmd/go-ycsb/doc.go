@@ -112,8 +112,10 @@
 // memory-side bytes, compute-side cache and cache hit ratio. The TOTAL row
 // also counts verbs outside any operation (RPC handlers, client setup), as
 // dmbench's results do. The counts cover every operation that reached the
-// index, failed ones included, and any go-ycsb warm-up (warmuptime), which
-// go-ycsb leaves out of its own summary.
+// index, failed ones included (a line after the table says how many of each
+// type failed: go-ycsb lists them apart as READ_ERROR, UPDATE_ERROR, ...),
+// and any go-ycsb warm-up (warmuptime), which go-ycsb leaves out of its own
+// summary.
 //
 // # Differences from go-ycsb
 //
