@@ -1,5 +1,10 @@
 package transport
 
+import (
+	"fmt"
+	"strings"
+)
+
 // Tag attributes verbs to the operation type the caller is performing. The
 // runner assigns meanings (search, insert, ...); transport only counts.
 type Tag uint8
@@ -44,6 +49,21 @@ func (c Counters) Bytes() uint64 {
 		n += c[i].BytesOut + c[i].BytesIn
 	}
 	return n
+}
+
+// String lists the kinds counted, as "read x2 (16 B out, 2048 B in),
+// write x1 (...)", or "none": golden verb tests print it.
+func (c Counters) String() string {
+	var parts []string
+	for k, v := range c {
+		if v.Count > 0 {
+			parts = append(parts, fmt.Sprintf("%s x%d (%d B out, %d B in)", VerbKind(k), v.Count, v.BytesOut, v.BytesIn))
+		}
+	}
+	if parts == nil {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Step labels a stretch of an operation by the index's own algorithm

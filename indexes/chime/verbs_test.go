@@ -7,33 +7,18 @@ import (
 	"testing"
 
 	"github.com/dmbench/dmbench/indexes"
+	"github.com/dmbench/dmbench/indexes/indextest"
 	"github.com/dmbench/dmbench/transport"
 	"github.com/dmbench/dmbench/transport/sim"
 )
 
 func key(i uint64) []byte { return binary.BigEndian.AppendUint64(nil, i*2+2) }
 
-func load(n uint64) iter.Seq2[[]byte, []byte] {
-	return func(yield func([]byte, []byte) bool) {
-		for i := range n {
-			if !yield(key(i), key(i)) {
-				return
-			}
-		}
-	}
-}
+func load(n uint64) iter.Seq2[[]byte, []byte] { return indextest.Pairs(n, key, key) }
 
 func build(t *testing.T, f transport.Fabric, raw map[string]string) *Chime {
 	t.Helper()
-	spec, err := indexes.Lookup("chime")
-	if err != nil {
-		t.Fatal(err)
-	}
-	idx, err := spec.Build(indexes.Env{Fabric: f, KeySize: 8, ValueSize: 8, CacheBytes: 4 << 20}, raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return idx.(*Chime)
+	return indextest.Build(t, "chime", indexes.Env{Fabric: f, KeySize: 8, ValueSize: 8, CacheBytes: 4 << 20}, raw).(*Chime)
 }
 
 // unwrapped returns a loaded key whose neighbourhood does not wrap past

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/dmbench/dmbench/indexes"
+	"github.com/dmbench/dmbench/indexes/indextest"
 	"github.com/dmbench/dmbench/transport"
 	"github.com/dmbench/dmbench/transport/sim"
 )
@@ -44,21 +45,9 @@ func countLevel(t *testing.T, x *Index, cn *computeNode, ep transport.Endpoint, 
 // remaining key is still found, by search and by scan.
 func TestMergeInnerNodes(t *testing.T) {
 	cfg := goldenCluster()
-	f, err := sim.New(cfg, sim.CX5)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	spec, err := indexes.Lookup("dex")
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := indextest.SimFabric(t, cfg, sim.CX5)
 	env := indexes.Env{Fabric: f, KeySize: 8, ValueSize: 8, CacheBytes: 1 << 20, Partitions: [][]byte{key(0)}}
-	idx, err := spec.Build(env, map[string]string{"offload": "off", "admission": "eager"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	x := idx.(*Index)
+	x := indextest.Build(t, "dex", env, map[string]string{"offload": "off", "admission": "eager"}).(*Index)
 	const n, cut = 24000, 36000
 	if err := x.BulkLoad(f.Setup(2), loadSeq(n, 2)); err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/dmbench/dmbench/indexes"
+	"github.com/dmbench/dmbench/indexes/indextest"
 	"github.com/dmbench/dmbench/transport"
 	"github.com/dmbench/dmbench/transport/local"
 	"github.com/dmbench/dmbench/transport/sim"
@@ -41,17 +42,9 @@ func rpCluster(seed uint64) transport.Config {
 // bulk-loads it.
 func newRepartitioned(t *testing.T, f transport.Fabric, raw map[string]string) *Index {
 	t.Helper()
-	spec, err := indexes.Lookup("dex")
-	if err != nil {
-		t.Fatal(err)
-	}
 	env := indexes.Env{Fabric: f, KeySize: 8, ValueSize: 8, CacheBytes: 1 << 20,
 		Partitions: [][]byte{key(0), key(rpWidth), key(2 * rpWidth)}}
-	idx, err := spec.Build(env, raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	x := idx.(*Index)
+	x := indextest.Build(t, "dex", env, raw).(*Index)
 	if err := x.BulkLoad(f.Setup(f.Config().ComputeNodeIDs()[0]), loadSeq(3*rpWidth/2-1, 2)); err != nil {
 		t.Fatal(err)
 	}
@@ -204,13 +197,13 @@ func runRepartition(t *testing.T, f transport.Fabric, raw map[string]string, dir
 	}
 	st := f.Stats()
 	rp := st.Verbs.ByTag[tagRepartition]
-	t.Logf("bound %d, repartitioning verbs:%s, all:%s", bound.Load(), describe(rp), describe(st.Verbs.Total()))
+	t.Logf("bound %d, repartitioning verbs: %v; all: %v", bound.Load(), rp, st.Verbs.Total())
 	if dirty && rp[W].Count == 0 {
-		t.Errorf("the repartitioning flushed no dirty page:%s", describe(rp))
+		t.Errorf("the repartitioning flushed no dirty page: %v", rp)
 	}
 	for i, rp := range st.Verbs.ByTag[tagRepartition : tagRepartition+2] {
 		if rp[RPC].Count != 1 {
-			t.Errorf("repartitioning %d made %d RPCs, want 1 (the hand-over):%s", i, rp[RPC].Count, describe(rp))
+			t.Errorf("repartitioning %d made %d RPCs, want 1 (the hand-over): %v", i, rp[RPC].Count, rp)
 		}
 	}
 	b2 := bound2.Load()
@@ -342,11 +335,7 @@ func TestRepartitionLocal(t *testing.T) {
 // TestRepartitionErrors: a move the partitions cannot honour is refused
 // with an error naming it, and leaves the partitions as they were.
 func TestRepartitionErrors(t *testing.T) {
-	f, err := sim.New(rpCluster(5), sim.CX5)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := indextest.SimFabric(t, rpCluster(5), sim.CX5)
 	x := newRepartitioned(t, f, nil)
 	before := x.parts.Load()
 	comps := f.Config().ComputeNodeIDs()

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/dmbench/dmbench/indexes"
+	"github.com/dmbench/dmbench/indexes/indextest"
 	"github.com/dmbench/dmbench/transport"
 	"github.com/dmbench/dmbench/transport/sim"
 )
@@ -24,25 +25,13 @@ func TestConcurrentSharedSplitStaleCopy(t *testing.T) {
 		MemoryCores: 2, ComputeCores: 1, MemoryBytes: 256 << 20,
 		Mode: transport.ModePaper, Seed: 11,
 	}
-	f, err := sim.New(cfg, sim.CX5)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	spec, err := indexes.Lookup("dex")
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := indextest.SimFabric(t, cfg, sim.CX5)
 	// A owns [0, 3000), B [3000, 3600), C [3600, inf): the bulk-loaded
 	// level-1 node [0, 4234) crosses both bounds.
 	bounds := []uint64{0, 3000, 3600}
 	env := indexes.Env{Fabric: f, KeySize: 8, ValueSize: 8, CacheBytes: 1 << 20,
 		Partitions: [][]byte{key(bounds[0]), key(bounds[1]), key(bounds[2])}}
-	idx, err := spec.Build(env, map[string]string{"offload": "off", "admission": "eager"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	x := idx.(*Index)
+	x := indextest.Build(t, "dex", env, map[string]string{"offload": "off", "admission": "eager"}).(*Index)
 	const top = 12000
 	if err := x.BulkLoad(f.Setup(2), loadSeq(top/2, 2)); err != nil {
 		t.Fatal(err)

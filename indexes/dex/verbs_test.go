@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/dmbench/dmbench/indexes"
+	"github.com/dmbench/dmbench/indexes/indextest"
 	"github.com/dmbench/dmbench/transport"
 	"github.com/dmbench/dmbench/transport/sim"
 )
@@ -29,31 +30,13 @@ func (v verbs) counters() transport.Counters {
 	return c
 }
 
-func describe(c transport.Counters) string {
-	s := ""
-	for k, v := range c {
-		if v.Count > 0 {
-			s += fmt.Sprintf(" %s=%d(out %d, in %d)", transport.VerbKind(k), v.Count, v.BytesOut, v.BytesIn)
-		}
-	}
-	if s == "" {
-		return " none"
-	}
-	return s
-}
-
 func key(i uint64) []byte { return binary.BigEndian.AppendUint64(nil, i) }
 func val(i uint64) []byte { return binary.LittleEndian.AppendUint64(nil, i) }
 
 // loadSeq yields keys step, 2*step, ... (n of them) with values key+1.
 func loadSeq(n, step uint64) iter.Seq2[[]byte, []byte] {
-	return func(yield func([]byte, []byte) bool) {
-		for i := uint64(1); i <= n; i++ {
-			if !yield(key(i*step), val(i*step+1)) {
-				return
-			}
-		}
-	}
+	return indextest.Pairs(n, func(i uint64) []byte { return key((i + 1) * step) },
+		func(i uint64) []byte { return val((i+1)*step + 1) })
 }
 
 // The golden tree: keys 2, 4, ..., 12000 on two compute nodes split at
@@ -80,22 +63,10 @@ func goldenCluster() transport.Config {
 // testbed) and bulk-loads the golden tree.
 func newGolden(t *testing.T, raw map[string]string) (transport.Fabric, *Index) {
 	t.Helper()
-	f, err := sim.New(goldenCluster(), sim.CX5)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-	spec, err := indexes.Lookup("dex")
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := indextest.SimFabric(t, goldenCluster(), sim.CX5)
 	env := indexes.Env{Fabric: f, KeySize: 8, ValueSize: 8, CacheBytes: 1 << 20,
 		Partitions: [][]byte{key(0), key(goldenBound)}}
-	idx, err := spec.Build(env, raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	x := idx.(*Index)
+	x := indextest.Build(t, "dex", env, raw).(*Index)
 	if err := x.BulkLoad(f.Setup(2), loadSeq(goldenKeys, 2)); err != nil {
 		t.Fatal(err)
 	}
@@ -381,7 +352,7 @@ func TestVerbsPerOperation(t *testing.T) {
 				got, want := st.Verbs.ByTag[i+1], s.want.counters()
 				total.Add(&got)
 				if got != want {
-					t.Errorf("%s: verbs\n got%s\nwant%s", s.name, describe(got), describe(want))
+					t.Errorf("%s: verbs\n got %v\nwant %v", s.name, got, want)
 				}
 			}
 			// Every verb goes to memory node 0, which holds the whole tree
@@ -392,7 +363,7 @@ func TestVerbsPerOperation(t *testing.T) {
 					want = total
 				}
 				if got != want {
-					t.Errorf("verbs to node %d:\n got%s\nwant%s", n, describe(got), describe(want))
+					t.Errorf("verbs to node %d:\n got %v\nwant %v", n, got, want)
 				}
 			}
 		})
@@ -402,11 +373,7 @@ func TestVerbsPerOperation(t *testing.T) {
 // The cache keeps owned leaves dirty without RDMA locks, so it needs
 // partitioning: the combination section 8.3 never runs is refused.
 func TestCacheNeedsPartitioning(t *testing.T) {
-	f, err := sim.New(goldenCluster(), sim.CX5)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := indextest.SimFabric(t, goldenCluster(), sim.CX5)
 	spec, err := indexes.Lookup("dex")
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/dmbench/dmbench/indexes"
+	"github.com/dmbench/dmbench/indexes/indextest"
 	"github.com/dmbench/dmbench/transport"
 	"github.com/dmbench/dmbench/transport/sim"
 )
@@ -16,18 +17,9 @@ import (
 // leaves, and every acknowledged write is still found; writes continue.
 func TestComputeNodeFailureLosesNoAcknowledgedWrite(t *testing.T) {
 	cfg := transport.Config{ComputeNodes: 3, MemoryNodes: 1, Threads: 2, MemoryCores: 1, ComputeCores: 1, MemoryBytes: 256 << 20}
-	f, err := sim.New(cfg, sim.CX6)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	spec, _ := indexes.Lookup("dmtree")
-	idx, err := spec.Build(indexes.Env{Fabric: f, KeySize: ks, ValueSize: vs, CacheBytes: 8 << 20},
-		map[string]string{"span": "8", "internal_span": "8", "fp_region_bytes": "1048576"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := idx.(*DMTree)
+	f := indextest.SimFabric(t, cfg, sim.CX6)
+	d := indextest.Build(t, "dmtree", indexes.Env{Fabric: f, KeySize: ks, ValueSize: vs, CacheBytes: 8 << 20},
+		map[string]string{"span": "8", "internal_span": "8", "fp_region_bytes": "1048576"}).(*DMTree)
 	if err := d.BulkLoad(f.Setup(1), loaded(1000)); err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/dmbench/dmbench/indexes"
+	"github.com/dmbench/dmbench/indexes/indextest"
 	"github.com/dmbench/dmbench/transport"
 	"github.com/dmbench/dmbench/transport/sim"
 )
@@ -16,17 +17,8 @@ import (
 // later update from another node then finds the word released.
 func TestLocalLockHandOver(t *testing.T) {
 	cfg := transport.Config{ComputeNodes: 3, MemoryNodes: 1, Threads: 2, MemoryCores: 1, ComputeCores: 2, MemoryBytes: 256 << 20}
-	f, err := sim.New(cfg, sim.CX6)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	spec, _ := indexes.Lookup("dmtree")
-	idx, err := spec.Build(indexes.Env{Fabric: f, KeySize: ks, ValueSize: vs, CacheBytes: 8 << 20}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := idx.(*DMTree)
+	f := indextest.SimFabric(t, cfg, sim.CX6)
+	d := indextest.Build(t, "dmtree", indexes.Env{Fabric: f, KeySize: ks, ValueSize: vs, CacheBytes: 8 << 20}, nil).(*DMTree)
 	const records = 2400
 	if err := d.BulkLoad(f.Setup(1), loaded(records)); err != nil {
 		t.Fatal(err)
@@ -74,7 +66,7 @@ func TestLocalLockHandOver(t *testing.T) {
 		}
 	}
 	if peers[cas].Count != 1 || peers[wr].Count != 1 || peers[rd].Count != 2 {
-		t.Errorf("two local updates of one leaf: peers served %s; want one CAS, one unlock WRITE, two table READs", brief(peers))
+		t.Errorf("two local updates of one leaf: peers served %v; want one CAS, one unlock WRITE, two table READs", peers)
 	}
 	f.Go(2, 0, func(ep transport.Endpoint) {
 		c := d.Tree.Client(ep)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/dmbench/dmbench/indexes"
 	"github.com/dmbench/dmbench/indexes/fpbtree"
+	"github.com/dmbench/dmbench/indexes/indextest"
 	"github.com/dmbench/dmbench/transport"
 	"github.com/dmbench/dmbench/transport/sim"
 )
@@ -26,16 +27,8 @@ func TestTimeBreakdown(t *testing.T) {
 		}
 	}
 	cfg := transport.Config{ComputeNodes: 3, MemoryNodes: 1, Threads: 1, MemoryCores: 1, ComputeCores: 1, MemoryBytes: 256 << 20}
-	f, err := sim.New(cfg, sim.CX6)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	idx, err := spec.Build(indexes.Env{Fabric: f, KeySize: ks, ValueSize: vs, CacheBytes: 8 << 20}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := idx.(*DMTree)
+	f := indextest.SimFabric(t, cfg, sim.CX6)
+	d := indextest.Build(t, "dmtree", indexes.Env{Fabric: f, KeySize: ks, ValueSize: vs, CacheBytes: 8 << 20}, nil).(*DMTree)
 	const records = 2400
 	if err := d.BulkLoad(f.Setup(1), loaded(records)); err != nil {
 		t.Fatal(err)

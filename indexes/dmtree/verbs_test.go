@@ -8,6 +8,7 @@ import (
 
 	"github.com/dmbench/dmbench/indexes"
 	"github.com/dmbench/dmbench/indexes/fpbtree"
+	"github.com/dmbench/dmbench/indexes/indextest"
 	"github.com/dmbench/dmbench/transport"
 	"github.com/dmbench/dmbench/transport/sim"
 )
@@ -78,17 +79,8 @@ const (
 // the client's own node. It returns the verbs of each, by target.
 func runVerbs(t *testing.T, variant string, remote bool) map[string][2]transport.Counters {
 	cfg := transport.Config{ComputeNodes: 3, MemoryNodes: 1, Threads: 1, MemoryCores: 1, ComputeCores: 1, MemoryBytes: 256 << 20}
-	f, err := sim.New(cfg, sim.CX6)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	spec, _ := indexes.Lookup("dmtree")
-	idx, err := spec.Build(indexes.Env{Fabric: f, KeySize: ks, ValueSize: vs, CacheBytes: 8 << 20}, map[string]string{"variant": variant})
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := idx.(*DMTree)
+	f := indextest.SimFabric(t, cfg, sim.CX6)
+	d := indextest.Build(t, "dmtree", indexes.Env{Fabric: f, KeySize: ks, ValueSize: vs, CacheBytes: 8 << 20}, map[string]string{"variant": variant}).(*DMTree)
 	const records = 2400
 	if err := d.BulkLoad(f.Setup(1), loaded(records)); err != nil {
 		t.Fatal(err)
@@ -234,7 +226,7 @@ func TestVerbsPerOperation(t *testing.T) {
 		t.Run(variant, func(t *testing.T) {
 			got := runVerbs(t, variant, true)
 			for op, w := range want[variant] {
-				t.Logf("%-11s memory node %s | peers %s", op, brief(got[op][0]), brief(got[op][1]))
+				t.Logf("%-11s memory node %v | peers %v", op, got[op][0], got[op][1])
 				if got[op] != w {
 					t.Errorf("%s: memory node %v, peers %v; want %v, %v", op, got[op][0], got[op][1], w[0], w[1])
 				}
@@ -265,18 +257,4 @@ func TestVerbsLocalPrimary(t *testing.T) {
 			t.Errorf("%s: memory node %v, peers %v; want %v, %v", op, got[op][0], got[op][1], w[0], w[1])
 		}
 	}
-}
-
-// brief prints the non-zero verb counts of c.
-func brief(c transport.Counters) string {
-	s := ""
-	for k, v := range c {
-		if v.Count > 0 {
-			s += fmt.Sprintf("%s x%d (%d B out, %d B in) ", transport.VerbKind(k), v.Count, v.BytesOut, v.BytesIn)
-		}
-	}
-	if s == "" {
-		return "-"
-	}
-	return s
 }

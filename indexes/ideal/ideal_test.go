@@ -7,21 +7,14 @@ import (
 	"testing"
 
 	"github.com/dmbench/dmbench/indexes"
+	"github.com/dmbench/dmbench/indexes/indextest"
 	"github.com/dmbench/dmbench/transport"
 	"github.com/dmbench/dmbench/transport/sim"
 )
 
 func key(i uint64) []byte { return binary.BigEndian.AppendUint64(nil, i*2+2) }
 
-func load(n uint64) iter.Seq2[[]byte, []byte] {
-	return func(yield func([]byte, []byte) bool) {
-		for i := range n {
-			if !yield(key(i), key(i)) {
-				return
-			}
-		}
-	}
-}
+func load(n uint64) iter.Seq2[[]byte, []byte] { return indextest.Pairs(n, key, key) }
 
 // Golden verb counts: exactly the Expected sequences of DMTree Figure 3.
 func TestVerbsPerOperation(t *testing.T) {

@@ -100,6 +100,38 @@ func NewFabric(t testing.TB, fabric string, cfg transport.Config) transport.Fabr
 	return f
 }
 
+// SimFabric builds a simulated fabric of cfg on the hardware profile
+// prof and closes it when t ends: the fabric of golden verb tests, which
+// read its counters and drive its clients directly.
+func SimFabric(t testing.TB, cfg transport.Config, prof sim.Profile) *sim.Fabric {
+	t.Helper()
+	f, err := sim.New(cfg, prof)
+	if err != nil {
+		t.Fatalf("indextest: building the sim fabric: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := f.Close(); err != nil {
+			t.Errorf("indextest: closing the sim fabric: %v", err)
+		}
+	})
+	return f
+}
+
+// Build builds the registered index name in env with params, failing t
+// if it cannot.
+func Build(t testing.TB, name string, env indexes.Env, params map[string]string) indexes.Index {
+	t.Helper()
+	spec, err := indexes.Lookup(name)
+	if err != nil {
+		t.Fatalf("indextest: %v", err)
+	}
+	idx, err := spec.Build(env, params)
+	if err != nil {
+		t.Fatalf("indextest: building %s with %v: %v", name, params, err)
+	}
+	return idx
+}
+
 // Options shape an Instance. Zero fields take the suite's defaults.
 type Options struct {
 	// Fabric is Sim or Local; "" means Sim.

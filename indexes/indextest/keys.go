@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"iter"
 	"slices"
 
 	"github.com/google/btree"
@@ -130,4 +131,16 @@ func sortedCopy(keys [][]byte) [][]byte {
 	s := slices.Clone(keys)
 	slices.SortFunc(s, bytes.Compare)
 	return s
+}
+
+// Pairs yields key(i), val(i) for i = 0..n-1: the bulk load of a golden
+// verb test, whose keys are chosen to land at known places in the index.
+func Pairs(n uint64, key, val func(i uint64) []byte) iter.Seq2[[]byte, []byte] {
+	return func(yield func([]byte, []byte) bool) {
+		for i := range n {
+			if !yield(key(i), val(i)) {
+				return
+			}
+		}
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/google/btree"
 
 	"github.com/dmbench/dmbench/indexes"
+	"github.com/dmbench/dmbench/indexes/indextest"
 	"github.com/dmbench/dmbench/transport"
 	"github.com/dmbench/dmbench/transport/local"
 	"github.com/dmbench/dmbench/transport/sim"
@@ -47,15 +48,7 @@ func newFabric(t testing.TB, fabric string, cfg transport.Config) transport.Fabr
 // build makes a sherman index with raw parameters on f.
 func build(t testing.TB, f transport.Fabric, raw map[string]string, cacheBytes uint64, parts [][]byte) *Index {
 	t.Helper()
-	spec, err := indexes.Lookup("sherman")
-	if err != nil {
-		t.Fatal(err)
-	}
-	idx, err := spec.Build(indexes.Env{Fabric: f, KeySize: 8, ValueSize: 8, CacheBytes: cacheBytes, Partitions: parts}, raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return idx.(*Index)
+	return indextest.Build(t, "sherman", indexes.Env{Fabric: f, KeySize: 8, ValueSize: 8, CacheBytes: cacheBytes, Partitions: parts}, raw).(*Index)
 }
 
 func key(i uint64) []byte { return binary.BigEndian.AppendUint64(nil, i) }
@@ -63,13 +56,8 @@ func val(i uint64) []byte { return binary.LittleEndian.AppendUint64(nil, i) }
 
 // loadSeq yields keys step, 2*step, ... (n of them) with values key+1.
 func loadSeq(n, step uint64) iter.Seq2[[]byte, []byte] {
-	return func(yield func([]byte, []byte) bool) {
-		for i := uint64(1); i <= n; i++ {
-			if !yield(key(i*step), val(i*step+1)) {
-				return
-			}
-		}
-	}
+	return indextest.Pairs(n, func(i uint64) []byte { return key((i + 1) * step) },
+		func(i uint64) []byte { return val((i+1)*step + 1) })
 }
 
 // model is the sorted map of the entries a test expects.

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/dmbench/dmbench/indexes"
+	"github.com/dmbench/dmbench/indexes/indextest"
 	"github.com/dmbench/dmbench/transport"
 )
 
@@ -15,15 +16,7 @@ import (
 // (span), and larger values, through inserts, searches and a full scan.
 func TestWideKeys(t *testing.T) {
 	f := newFabric(t, "sim", cluster(1, 1, transport.ModePaper))
-	spec, err := indexes.Lookup("sherman")
-	if err != nil {
-		t.Fatal(err)
-	}
-	idx, err := spec.Build(indexes.Env{Fabric: f, KeySize: 24, ValueSize: 16, CacheBytes: 1 << 20}, map[string]string{"span": "32"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	x := idx.(*Index)
+	x := indextest.Build(t, "sherman", indexes.Env{Fabric: f, KeySize: 24, ValueSize: 16, CacheBytes: 1 << 20}, map[string]string{"span": "32"}).(*Index)
 	if x.l.leafCard != 32 || x.l.leafEntry != 24+16+2 {
 		t.Fatalf("leaf of %d entries of %d bytes, want 32 of 42", x.l.leafCard, x.l.leafEntry)
 	}
