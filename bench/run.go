@@ -36,7 +36,8 @@ func Build(c *Config) (transport.Fabric, indexes.Index, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("build %s fabric: %w", c.Fabric, err)
 	}
-	env := indexes.Env{Fabric: f, KeySize: c.Workload.KeySize, ValueSize: c.Workload.ValueSize(), CacheBytes: c.CacheBytes}
+	env := indexes.Env{Fabric: f, KeySize: c.Workload.KeySize, ValueSize: c.Workload.ValueSize(), CacheBytes: c.CacheBytes,
+		Records: uint64(c.Workload.RecordCount)}
 	if c.Workload.PartitionedKeys {
 		parts, err := c.partitions()
 		if err != nil {

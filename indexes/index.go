@@ -69,6 +69,11 @@ type Env struct {
 	// nodes beyond them are spares: they own no keys until a
 	// Repartitioner hands them some.
 	Partitions [][]byte
+	// Records is how many records the run loads, by bulk load or by
+	// inserts, before it measures; 0 if unknown. An index whose paper
+	// fixes a structure for the paper's data set scales it by this (DEX's
+	// subtree level M).
+	Records uint64
 }
 
 // Repartitioner is an index whose compute nodes own logical key

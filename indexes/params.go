@@ -2,6 +2,7 @@ package indexes
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -23,7 +24,8 @@ type Param struct {
 	Name    string
 	Kind    Kind
 	Default string
-	// Values lists the accepted values of a KindEnum parameter.
+	// Values lists the accepted values of a KindEnum parameter, and the
+	// words a KindInt or KindFloat parameter accepts besides numbers.
 	Values []string
 	// Min and Max bound a KindInt or KindFloat parameter when Max > Min.
 	Min, Max float64
@@ -34,6 +36,11 @@ type Param struct {
 type Params map[string]string
 
 func (p Param) accepted() string {
+	if p.Kind != KindEnum && p.Kind != KindBool && len(p.Values) > 0 {
+		q := p
+		q.Values = nil
+		return q.accepted() + ", or " + strings.Join(p.Values, ", ")
+	}
 	switch p.Kind {
 	case KindBool:
 		return "true or false"
@@ -64,6 +71,9 @@ func (p Param) check(v string) error {
 			ok = ok || a == v
 		}
 	case KindInt, KindFloat:
+		if slices.Contains(p.Values, v) {
+			break
+		}
 		var x float64
 		var err error
 		if p.Kind == KindInt {

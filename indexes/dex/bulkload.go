@@ -45,11 +45,16 @@ type builder struct {
 	fill   [2]int // entries per leaf, per inner node
 }
 
+// bulkFills are the entries a bulk load puts in a leaf and in an inner
+// node.
+func bulkFills(l *layout) (leaf, inner int) {
+	return max(2, int(float64(l.leafCap)*bulkFill)), max(2, int(float64(l.innerCap)*bulkFill))
+}
+
 func (x *Index) build(ep transport.Endpoint, kvs iter.Seq2[[]byte, []byte]) error {
 	l := &x.l
 	b := &builder{x: x, ep: ep}
-	b.fill[0] = max(2, int(float64(l.leafCap)*bulkFill))
-	b.fill[1] = max(2, int(float64(l.innerCap)*bulkFill))
+	b.fill[0], b.fill[1] = bulkFills(l)
 	parts := x.parts.Load()
 	zero := make([]byte, l.ks)
 	if err := b.start(0, zero); err != nil {

@@ -22,3 +22,11 @@ func TestConformanceOffloadAlways(t *testing.T) {
 func TestConformanceBaseline(t *testing.T) {
 	indextest.Run(t, "dex", map[string]string{"partitioning": "false", "cache": "false", "offload": "off"})
 }
+
+// Subtrees rooted at level 1, offloaded on every miss: the suite's small
+// trees then hold many subtrees over both memory nodes, and splits place
+// nodes by subtree above and below M (subtreelevel=auto picks a low M for
+// scaled-down record counts).
+func TestConformanceLowSubtrees(t *testing.T) {
+	indextest.Run(t, "dex", map[string]string{"subtreelevel": "1", "offload": "always"})
+}

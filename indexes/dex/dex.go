@@ -28,8 +28,8 @@ func init() {
 				Doc: "cache admission (section 5.4): lazy admits a fetched leaf with probability leafadmission, eager admits every node"},
 			{Name: "leafadmission", Kind: indexes.KindFloat, Default: "0.1", Min: 0, Max: 1,
 				Doc: "P_A for leaves under lazy admission (section 5.4: 0.1); inner nodes are always admitted"},
-			{Name: "subtreelevel", Kind: indexes.KindInt, Default: "3", Min: 0, Max: 16,
-				Doc: "M: every subtree rooted at level M lives on one memory node and offloading starts at levels <= M (section 3: M = 3)"},
+			{Name: "subtreelevel", Kind: indexes.KindInt, Default: "auto", Min: 0, Max: 16, Values: []string{"auto"},
+				Doc: "M: every subtree rooted at level M lives on one memory node and offloading starts at levels <= M; section 8.1's M = 3 is one level below the root of its 200 M-record tree, and auto is one level below the root of the tree the run's records build (3 at 10 M records and more, 2 at 1 M), or 3 when the record count is unknown"},
 			{Name: "offloadcoefficient", Kind: indexes.KindFloat, Default: "1.2", Min: 1, Max: 10,
 				Doc: "c of section 6.1, the cost of using the cache on a fetch (free-page provisioning); the paper gives no value, only c > 1"},
 		},
@@ -81,7 +81,6 @@ func New(env indexes.Env, p indexes.Params) (indexes.Index, error) {
 		offload:     p.String("offload"),
 		fifo:        p.String("cooling") == "fifo",
 		leafAdmit:   p.Float("leafadmission"),
-		m:           p.Int("subtreelevel"),
 		coefficient: p.Float("offloadcoefficient"),
 	}
 	if p.String("admission") == "eager" {
@@ -96,6 +95,11 @@ func New(env indexes.Env, p indexes.Params) (indexes.Index, error) {
 	l := newLayout(env.KeySize, env.ValueSize)
 	if l.leafCap < 4 || l.innerCap < 4 {
 		return nil, fmt.Errorf("key size %d and value size %d leave fewer than 4 entries per %d-byte node", env.KeySize, env.ValueSize, NodeBytes)
+	}
+	if p.String("subtreelevel") == "auto" {
+		o.m = autoSubtreeLevel(&l, env.Records)
+	} else {
+		o.m = p.Int("subtreelevel")
 	}
 	f := env.Fabric
 	cfg := f.Config()
@@ -166,6 +170,31 @@ func (x *Index) compute(n transport.NodeID) *computeNode {
 func (x *Index) sharedRange(p *partitions, low, high []byte) bool {
 	return !x.opt.partitioned || p.shared(low, high)
 }
+
+// paperSubtreeLevel is section 8.1's M, for its 200 M records.
+const paperSubtreeLevel = 3
+
+// autoSubtreeLevel is M for a tree of records records: one level below
+// the root that a bulk load of them builds. Section 8.1's M = 3 is that
+// level of its 200 M-record tree (root at level 4), so the root's
+// children root the subtrees and spread over the memory nodes. A scaled-
+// down run has a lower tree, where M = 3 would make the root the only
+// subtree and put every node on one memory node; M relative to the root
+// keeps the paper's structure at any record count. Without a count it is
+// the paper's 3.
+func autoSubtreeLevel(l *layout, records uint64) int {
+	if records == 0 {
+		return paperSubtreeLevel
+	}
+	leafFill, innerFill := bulkFills(l)
+	root := 0
+	for n := ceilDiv(records, uint64(leafFill)); n > 1; n = ceilDiv(n, uint64(innerFill)) {
+		root++
+	}
+	return max(0, root-1)
+}
+
+func ceilDiv(a, b uint64) uint64 { return (a + b - 1) / b }
 
 // placement chooses the memory node of a new node at level lv whose
 // neighbour (the node being split, or the old root) lives on near: nodes

@@ -15,7 +15,7 @@
 // Inner entry i's child holds [key i, key i+1); key 0 is the low fence.
 // In a cached inner node a child pointer with bit 63 set is swizzled: it
 // names a local frame. Nodes of every subtree rooted at level M
-// (subtreelevel, 3) live on one memory node; leaves never cross a partition
+// (subtreelevel) live on one memory node; leaves never cross a partition
 // boundary (bulk load and the empty tree break leaves at the bounds, and a
 // repartitioning moves a bound only to a leaf's low fence).
 //
@@ -143,6 +143,12 @@
 //     copies of it that only the root pointer's change would correct,
 //     with no version on the pointer to tell them.
 //   - Memory of split-away and merged nodes is never freed, as in Sherman.
+//   - M follows the tree's height (subtreelevel=auto, the default): one
+//     level below the root the run's records build. That is the paper's
+//     M = 3 at its 200 M records and at 10 M, but 2 at 1 M and at 100 K,
+//     where the constant 3 would be the root's level or above it and the
+//     whole tree one subtree on memory node 0 (one memory node's link
+//     saturated, the other three idle). subtreelevel=3 keeps the constant.
 //   - The offload coefficient c is a parameter (1.2): the paper only says
 //     c > 1.
 //   - Without the cache (cache=false) each compute node keeps the root's

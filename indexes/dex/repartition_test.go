@@ -321,6 +321,14 @@ func TestRepartitionSim(t *testing.T) {
 	}
 }
 
+// TestRepartitionLowSubtrees runs the scenario with subtrees rooted at
+// level 1, each on its own memory node, and offloading on every miss: the
+// moved range spans several subtrees and memory nodes.
+func TestRepartitionLowSubtrees(t *testing.T) {
+	f := indextest.SimFabric(t, rpCluster(5), sim.CX5)
+	runRepartition(t, f, map[string]string{"subtreelevel": "1", "offload": "always"}, false)
+}
+
 // TestRepartitionLocal runs the scenario on the local fabric, threads in
 // parallel, with DEX's default parameters.
 func TestRepartitionLocal(t *testing.T) {
