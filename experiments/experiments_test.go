@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -196,7 +197,7 @@ func TestTimeAxisAndSeriesSettings(t *testing.T) {
 	spec := strings.NewReplacer(
 		"x: {name: threads, label: Threads, values: [1, 4]}", "x: {name: time, label: Time (s)}",
 		"  - {label: Ghost, index: ghost}\n", "  - {label: Narrow, index: ideal, threads: 4, coroutines: 2}\n",
-		"small: {records: 2000, ops: 2000, warmup: 0}", "small: {records: 2000, ops: 4000, warmup: 0, timeline_ms: 0.05}",
+		"small: {records: 2000, ops: 2000, warmup: 0}", "small: {records: 2000, ops: 4000, warmup: 0, timeline_ms: 0.05, max_ms: 5}",
 		"default: {records: 2000, ops: 2000, warmup: 0}", "default: {records: 2000, ops: 2000, warmup: 0, timeline_ms: 1}",
 		"large: {records: 2000, ops: 2000, warmup: 0}", "large: {records: 2000, ops: 2000, warmup: 0, timeline_ms: 1}",
 	).Replace(tinySpec)
@@ -233,6 +234,9 @@ func TestTimeAxisAndSeriesSettings(t *testing.T) {
 	f := r.Figure()
 	if got := len(f.Panels[0].Series); got != 2 || len(f.Panels[0].Series[0].X) < 2 {
 		t.Errorf("timeline panel has %d series, want 2 with a point per window: %+v", got, f.Panels[0].Series)
+	}
+	if !slices.ContainsFunc(f.Notes, func(n string) bool { return strings.Contains(n, "or 5 ms of virtual time, whichever ends first") }) {
+		t.Errorf("the figure's notes do not give the runs' time cap: %q", f.Notes)
 	}
 	if err := r.Write(dir); err != nil {
 		t.Fatal(err)

@@ -121,8 +121,12 @@ func (r *Report) Figure() *plots.Figure {
 		f.Panels = append(f.Panels, panel)
 	}
 	sc := s.Scales[r.Scale]
-	f.Notes = append(f.Notes, fmt.Sprintf("dmbench, sim fabric, profile %s, scale %s: %s records, %s operations per point (paper-sized caches scaled by records)",
-		s.Profile, r.Scale, count(sc.Records), count(sc.Ops)))
+	length := count(sc.Ops) + " operations"
+	if sc.MaxMs > 0 {
+		length = fmt.Sprintf("%s operations or %g ms of virtual time, whichever ends first,", count(sc.Ops), sc.MaxMs)
+	}
+	f.Notes = append(f.Notes, fmt.Sprintf("dmbench, sim fabric, profile %s, scale %s: %s records, %s per point (paper-sized caches scaled by records)",
+		s.Profile, r.Scale, count(sc.Records), length))
 	if len(r.Missing) > 0 {
 		f.Notes = append(f.Notes, "missing (index not implemented yet): "+strings.Join(r.Missing, ", "))
 	}
