@@ -92,8 +92,30 @@ func TestSweepResumesAndReports(t *testing.T) {
 		}
 	}
 
+	// A panel added later that plots another metric of the same runs
+	// reads their results back too.
+	wider, err := Parse("tiny.yaml", []byte(strings.Replace(tinySpec,
+		"  - {name: search, title: Search, workload: dmtree-search-only}\n",
+		"  - {name: search, title: Search, workload: dmtree-search-only}\n  - {name: bytes, title: Bytes, workload: dmtree-search-only, metric: bytes_per_op.total.total}\n", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	widerPoints, err := wider.Expand("small")
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs, err = Sweep(context.Background(), wider, widerPoints, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range outs {
+		if o.Missing == "" && !o.Reused {
+			t.Errorf("point %s of the added panel ran instead of sharing its run", o.ID)
+		}
+	}
+
 	// A broken result file is reported, not silently run again.
-	runs, _ := filepath.Glob(filepath.Join(RunsDir(dir, s, "small"), "*.json"))
+	runs, _ := filepath.Glob(filepath.Join(RunsDir(dir, s, "small"), "search__*.json"))
 	if err := os.WriteFile(runs[0], []byte("{not json"), 0o644); err != nil {
 		t.Fatal(err)
 	}

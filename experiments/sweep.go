@@ -21,7 +21,8 @@ type Outcome struct {
 	Point
 	Result *bench.Result
 	Err    error
-	// Reused marks a result read back from an earlier, interrupted sweep.
+	// Reused marks a result read back from an earlier sweep, the point's
+	// own or one of the same configuration.
 	Reused bool
 }
 
@@ -54,11 +55,26 @@ func Sweep(ctx context.Context, s *Spec, points []Point, opt Options) ([]Outcome
 	if err != nil {
 		return nil, err
 	}
-	// One run per configuration: the points of a derived axis share it.
+	// One run per configuration: the points of a derived axis, or of
+	// panels that plot other metrics of the same runs, share it, also
+	// with a result an earlier sweep saved.
+	saved := map[string]int{}
+	for i, o := range out {
+		if _, dup := saved[o.Hash]; o.Result != nil && !dup {
+			saved[o.Hash] = i
+		}
+	}
 	var pending []int
 	first := map[string]int{}
 	for i, o := range out {
 		if o.Missing != "" || o.Result != nil {
+			continue
+		}
+		if j, ok := saved[o.Hash]; ok {
+			out[i].Result, out[i].Reused = out[j].Result, true
+			if err := save(filepath.Join(dir, o.ID+".json"), out[i].Result); err != nil {
+				return nil, err
+			}
 			continue
 		}
 		if _, dup := first[o.Hash]; !dup {

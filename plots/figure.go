@@ -79,6 +79,9 @@ func (f *Figure) Save(base string) error {
 		return err
 	}
 	cols := min(len(plots), maxCols)
+	if len(plots) == 4 {
+		cols = 2 // two by two, not three and one
+	}
 	rows := (len(plots) + cols - 1) / cols
 	w := max(vg.Length(cols)*panelW, minW, titleStyle().Width(f.Title)+0.4*vg.Inch)
 	notes := wrap(f.Notes, noteLen)
@@ -167,6 +170,7 @@ func (f *Figure) panels() ([]*plot.Plot, error) {
 		p.Legend.TextStyle.Font.Size = 8
 		p.Add(plotter.NewGrid())
 		logY := f.LogY && f.Kind == Lines && hasPositive(pn)
+		p.Y.Tick.Marker = plainTicks{}
 		if logY { // an empty panel keeps a linear axis: a log axis needs data
 			p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
 		}
@@ -237,6 +241,20 @@ func headroom(p *plot.Plot, log bool) {
 		return
 	}
 	p.Y.Max = p.Y.Min + (p.Y.Max-p.Y.Min)*1.3
+}
+
+// plainTicks are gonum's default ticks labelled without trailing zeros
+// (25 and 50, not 25.00 and 50.00), as the papers label their axes.
+type plainTicks struct{}
+
+func (plainTicks) Ticks(lo, hi float64) []plot.Tick {
+	ts := plot.DefaultTicks{}.Ticks(lo, hi)
+	for i, t := range ts {
+		if v, err := strconv.ParseFloat(t.Label, 64); t.Label != "" && err == nil {
+			ts[i].Label = strconv.FormatFloat(v, 'f', -1, 64)
+		}
+	}
+	return ts
 }
 
 // xTicks marks the swept values themselves, as the papers' axes do.
