@@ -133,13 +133,36 @@ func TestSpecErrorsNameFieldAndFile(t *testing.T) {
 		"bad claim ref":  strings.Replace(tinySpec, "lhs: {series: Expected, panel: search, x: 4}, rhs", "lhs: {series: Expected, panel: search, x: 5}, rhs", 1),
 		"bad profile":    strings.Replace(tinySpec, "profile: cx6-100g", "profile: cx9", 1),
 		"missing preset": strings.Replace(tinySpec, "  large: {records: 2000, ops: 2000, warmup: 0}\n", "", 1),
+		"bad coroutines": strings.Replace(tinySpec, "workload: dmtree-search-only}", "workload: dmtree-search-only, coroutines: -1}", 1),
 	}
 	fields := map[string]string{"unknown field": "colour", "bad plot": "field plot", "bad axis": "field x", "bad metric": "field metric",
-		"bad claim ref": "claims[0]", "bad profile": "field profile", "missing preset": "field scales"}
+		"bad claim ref": "claims[0]", "bad profile": "field profile", "missing preset": "field scales", "bad coroutines": "panels[0].coroutines"}
 	for name, text := range cases {
 		_, err := Parse("bad.yaml", []byte(text))
 		if err == nil || !strings.Contains(err.Error(), "bad.yaml") || !strings.Contains(err.Error(), fields[name]) {
 			t.Errorf("%s: error %v, want one naming bad.yaml and %s", name, err, fields[name])
+		}
+	}
+}
+
+// A panel's coroutines apply to its runs; a series' own win.
+func TestPanelCoroutines(t *testing.T) {
+	spec := strings.NewReplacer(
+		"workload: dmtree-search-only}", "workload: dmtree-search-only, coroutines: 3}",
+		"{label: Ghost, index: ghost}", "{label: Ghost, index: ghost, coroutines: 2}",
+	).Replace(tinySpec)
+	s, err := Parse("coroutines.yaml", []byte(spec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	points, err := s.Expand("small")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range points {
+		want := map[string]int{"Expected": 3, "Ghost": 2}[p.Series]
+		if p.Config.Coroutines != want {
+			t.Errorf("%s at %v: %d coroutines per thread, want %d", p.Series, p.X, p.Config.Coroutines, want)
 		}
 	}
 }

@@ -109,6 +109,9 @@ func (s *Spec) configure(p *Point, sc Scale, panel Panel, se Series, workload st
 	if se.Threads > 0 {
 		c.Threads = se.Threads
 	}
+	if panel.Coroutines > 0 {
+		c.Coroutines = panel.Coroutines
+	}
 	if se.Coroutines > 0 {
 		c.Coroutines = se.Coroutines
 	}

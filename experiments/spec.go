@@ -81,16 +81,19 @@ type Cache struct {
 	PaperRecords int64  `yaml:"paper_records"`
 }
 
-// Panel is one sub-figure: a workload and its property overrides, and
-// the metric it shows when it is not the spec's (a Load panel's INSERT
-// latency beside the READ latency of the others).
+// Panel is one sub-figure: a workload and its property overrides, the
+// metric it shows when it is not the spec's (a Load panel's INSERT
+// latency beside the READ latency of the others), and the coroutines per
+// thread when its runs differ (DMTree's scans run without coroutines). A
+// series' own coroutines win over the panel's.
 type Panel struct {
-	Name     string            `yaml:"name"`
-	Title    string            `yaml:"title"`
-	Workload string            `yaml:"workload"`
-	Props    map[string]string `yaml:"props"`
-	Metric   string            `yaml:"metric"`
-	YLabel   string            `yaml:"y_label"`
+	Name       string            `yaml:"name"`
+	Title      string            `yaml:"title"`
+	Workload   string            `yaml:"workload"`
+	Props      map[string]string `yaml:"props"`
+	Metric     string            `yaml:"metric"`
+	YLabel     string            `yaml:"y_label"`
+	Coroutines int               `yaml:"coroutines"`
 }
 
 // Series is one line or bar group: an index and its variant, and the
@@ -212,6 +215,9 @@ func (s *Spec) Validate() error {
 	for i, p := range s.Panels {
 		if p.Name == "" || p.Workload == "" && s.X.Name != "workload" {
 			bad(fmt.Sprintf("panels[%d]", i), "need a name and a workload")
+		}
+		if p.Coroutines < 0 {
+			bad(fmt.Sprintf("panels[%d].coroutines", i), "%d: may not be negative", p.Coroutines)
 		}
 		if p.Metric != "" && !s.X.derived() {
 			if _, err := metricOf(p.Metric); err != nil {
