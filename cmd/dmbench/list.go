@@ -72,14 +72,16 @@ func accepted(p indexes.Param) string {
 		return strings.Join(p.Values, "|")
 	case indexes.KindBool:
 		return "true|false"
-	case indexes.KindInt:
-		if p.Max > p.Min {
-			return fmt.Sprintf("%g..%g", p.Min, p.Max)
-		}
-		return "integer"
-	default:
-		return "number"
 	}
+	// A number, and the words it may be instead (subtreelevel=auto).
+	s := "number"
+	switch {
+	case p.Kind == indexes.KindInt && p.Max > p.Min:
+		s = fmt.Sprintf("%g..%g", p.Min, p.Max)
+	case p.Kind == indexes.KindInt:
+		s = "integer"
+	}
+	return strings.Join(append([]string{s}, p.Values...), "|")
 }
 
 func listWorkloads(w io.Writer) error {
