@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -75,5 +76,22 @@ func TestLabelsAndNotesFit(t *testing.T) {
 	}
 	if len(lines) < 3 {
 		t.Errorf("350 characters wrapped into %d lines", len(lines))
+	}
+}
+
+// Y tick labels carry no trailing zeros, whatever the range.
+func TestPlainTicks(t *testing.T) {
+	for _, r := range [][2]float64{{0, 55}, {0, 1.6}, {0, 120}, {0.5, 0.9}} {
+		for _, tk := range (plainTicks{}).Ticks(r[0], r[1]) {
+			if tk.Label == "" {
+				continue
+			}
+			if strings.Contains(tk.Label, ".") && strings.HasSuffix(tk.Label, "0") {
+				t.Errorf("range %v: tick label %q has a trailing zero", r, tk.Label)
+			}
+			if v, err := strconv.ParseFloat(tk.Label, 64); err != nil || math.Abs(v-tk.Value) > 1e-9*max(1, math.Abs(tk.Value)) {
+				t.Errorf("range %v: tick %g labelled %q", r, tk.Value, tk.Label)
+			}
+		}
 	}
 }
