@@ -110,10 +110,13 @@ func TestVerbsPerOperation(t *testing.T) {
 						return nil
 					}},
 			}
-			f.Go(1, 0, func(ep transport.Endpoint) {
-				c := x.NewClient(ep)
-				// Warm the cache: root and level-1 node, and for the
-				// plain-CAS fallback the lock words of the leaves.
+			named := make([]indextest.Op[indexes.Client], len(ops))
+			for i, o := range ops {
+				named[i] = indextest.Op[indexes.Client]{Name: o.name, Do: o.do}
+			}
+			// Warm the cache: root and level-1 node, and for the
+			// plain-CAS fallback the lock words of the leaves.
+			warm := func(c indexes.Client, ep transport.Endpoint) {
 				for _, i := range []uint64{hot, upd, del} {
 					if err := expect(c, i); err != nil {
 						t.Error(err)
@@ -125,20 +128,10 @@ func TestVerbsPerOperation(t *testing.T) {
 					}
 				}
 				x.hot[ep.Node()].forget(key(hot))
-				for i, o := range ops {
-					ep.SetTag(transport.Tag(i + 1))
-					if err := o.do(c); err != nil {
-						t.Errorf("%s: %v", o.name, err)
-					}
-				}
-			})
-			if err := f.Run(); err != nil {
-				t.Fatal(err)
 			}
-			st := f.Stats()
-			for i, o := range ops {
-				if err := o.want(st.Verbs.ByTag[i+1]); err != nil {
-					t.Errorf("%s: %v", o.name, err)
+			for i, got := range indextest.VerbsPerOp(t, f, 1, x.NewClient, warm, named) {
+				if err := ops[i].want(got); err != nil {
+					t.Errorf("%s: %v", ops[i].name, err)
 				}
 			}
 		})

@@ -334,27 +334,19 @@ func TestVerbsPerOperation(t *testing.T) {
 				t.Fatal(err)
 			}
 			f.ResetStats()
-			f.Go(2, 0, func(ep transport.Endpoint) {
-				c := x.newClient(ep)
-				for i, s := range g.steps {
-					ep.SetTag(transport.Tag(i + 1))
-					if err := s.op(c); err != nil {
-						t.Errorf("%s: %v", s.name, err)
-					}
-				}
-			})
-			if err := f.Run(); err != nil {
-				t.Fatal(err)
-			}
-			st := f.Stats()
-			var total transport.Counters
+			ops := make([]indextest.Op[*client], len(g.steps))
 			for i, s := range g.steps {
-				got, want := st.Verbs.ByTag[i+1], s.want.counters()
+				ops[i] = indextest.Op[*client]{Name: s.name, Do: s.op}
+			}
+			var total transport.Counters
+			for i, got := range indextest.VerbsPerOp(t, f, 2, x.newClient, nil, ops) {
+				s := g.steps[i]
 				total.Add(&got)
-				if got != want {
+				if want := s.want.counters(); got != want {
 					t.Errorf("%s: verbs\n got %v\nwant %v", s.name, got, want)
 				}
 			}
+			st := f.Stats()
 			// Every verb goes to memory node 0, which holds the whole tree
 			// (M = 3).
 			for n, got := range st.Verbs.ByNode {

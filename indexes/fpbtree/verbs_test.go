@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/dmbench/dmbench/indexes"
+	"github.com/dmbench/dmbench/indexes/indextest"
 	"github.com/dmbench/dmbench/transport"
 )
 
@@ -78,30 +79,24 @@ func TestVerbsPerOperation(t *testing.T) {
 			return err
 		}, set(R, 1, uint64(0), uint64(g.LeafSize))},
 	}
-	f.Go(node, 0, func(ep transport.Endpoint) {
-		c := idx.NewClient(ep)
-		for i := range uint64(2400) { // warm the cache
+	ops := make([]indextest.Op[indexes.Client], len(cases))
+	for i, tc := range cases {
+		ops[i] = indextest.Op[indexes.Client]{Name: tc.name, Do: tc.do}
+	}
+	warm := func(c indexes.Client, _ transport.Endpoint) {
+		for i := range uint64(2400) {
 			if _, _, err := c.Search(testKey(i*3, ks)); err != nil {
 				t.Error(err)
 				return
 			}
 		}
-		for i, tc := range cases {
-			ep.SetTag(transport.Tag(i + 1))
-			if err := tc.do(c); err != nil {
-				t.Errorf("%s: %v", tc.name, err)
-			}
+	}
+	for i, got := range indextest.VerbsPerOp(t, f, node, idx.NewClient, warm, ops) {
+		if got != cases[i].verbs {
+			t.Errorf("%s: verbs %v, want %v", cases[i].name, got, cases[i].verbs)
 		}
-	})
-	if err := f.Run(); err != nil {
-		t.Fatal(err)
 	}
 	st := f.Stats()
-	for i, tc := range cases {
-		if got := st.Verbs.ByTag[i+1]; got != tc.verbs {
-			t.Errorf("%s: verbs %v, want %v", tc.name, got, tc.verbs)
-		}
-	}
 	var mem uint64
 	for _, m := range f.Config().MemoryNodeIDs() {
 		mem += st.Verbs.ByNode[m].Verbs()

@@ -46,51 +46,36 @@ func TestVerbsPerOperation(t *testing.T) {
 	set("delete", transport.VerbWrite, 1, 8, 0)
 	set("scan", transport.VerbRead, 1, 0, 99*32+24)
 
-	got := map[string]transport.Counters{}
-	f.Go(1, 0, func(ep transport.Endpoint) {
-		c := idx.NewClient(ep)
-		// Warm the allocator so the insert below costs no chunk RPC.
+	type client = indexes.Client
+	ops := []indextest.Op[client]{
+		{Name: "search", Do: func(c client) error {
+			v, ok, err := c.Search(key(7))
+			if err == nil && (!ok || string(v) != string(key(7))) {
+				err = fmt.Errorf("search(7) = %x, %v", v, ok)
+			}
+			return err
+		}},
+		{Name: "update", Do: func(c client) error { return c.Update(key(7), key(9)) }},
+		{Name: "insert", Do: func(c client) error { return c.Insert(key(5001), key(1)) }},
+		{Name: "delete", Do: func(c client) error { return c.Delete(key(8)) }},
+		{Name: "scan", Do: func(c client) error {
+			n := 0
+			err := c.Scan(key(100), 100, func(k, v []byte) bool { n++; return true })
+			if err == nil && n != 100 {
+				err = fmt.Errorf("scan returned %d entries, want 100", n)
+			}
+			return err
+		}},
+	}
+	// Warm the allocator so the insert below costs no chunk RPC.
+	warm := func(c client, _ transport.Endpoint) {
 		if err := c.Insert(key(5000), key(1)); err != nil {
 			t.Error(err)
 		}
-		ops := []struct {
-			name string
-			do   func() error
-		}{
-			{"search", func() error {
-				v, ok, err := c.Search(key(7))
-				if err == nil && (!ok || string(v) != string(key(7))) {
-					err = fmt.Errorf("search(7) = %x, %v", v, ok)
-				}
-				return err
-			}},
-			{"update", func() error { return c.Update(key(7), key(9)) }},
-			{"insert", func() error { return c.Insert(key(5001), key(1)) }},
-			{"delete", func() error { return c.Delete(key(8)) }},
-			{"scan", func() error {
-				n := 0
-				err := c.Scan(key(100), 100, func(k, v []byte) bool { n++; return true })
-				if err == nil && n != 100 {
-					err = fmt.Errorf("scan returned %d entries, want 100", n)
-				}
-				return err
-			}},
-		}
-		for i, op := range ops {
-			ep.SetTag(transport.Tag(i + 1))
-			if err := op.do(); err != nil {
-				t.Errorf("%s: %v", op.name, err)
-			}
-		}
-	})
-	if err := f.Run(); err != nil {
-		t.Fatal(err)
 	}
-	st := f.Stats()
-	for i, name := range []string{"search", "update", "insert", "delete", "scan"} {
-		got[name] = st.Verbs.ByTag[i+1]
-		if got[name] != want[name] {
-			t.Errorf("%s: verbs %+v, want %+v", name, got[name], want[name])
+	for i, got := range indextest.VerbsPerOp(t, f, 1, idx.NewClient, warm, ops) {
+		if name := ops[i].Name; got != want[name] {
+			t.Errorf("%s: verbs %+v, want %+v", name, got, want[name])
 		}
 	}
 }

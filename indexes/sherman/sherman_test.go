@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/dmbench/dmbench/indexes"
+	"github.com/dmbench/dmbench/indexes/indextest"
 	"github.com/dmbench/dmbench/transport"
 )
 
@@ -106,12 +108,11 @@ func TestVerbsPerOperation(t *testing.T) {
 			if err := x.BulkLoad(f.Setup(2), loadSeq(1900, 2)); err != nil {
 				t.Fatal(err)
 			}
-			f.Go(2, 0, func(ep transport.Endpoint) {
-				c := x.NewClient(ep)
-				// Warm the cache and root, and the allocator's chunk on each
-				// memory node with splits of two other leaves (bulk-loaded
-				// leaves hold 40 keys: 2-80, 82-160, ...; a leaf splits when
-				// its 54th entry goes in).
+			// Warm the cache and root, and the allocator's chunk on each
+			// memory node with splits of two other leaves (bulk-loaded
+			// leaves hold 40 keys: 2-80, 82-160, ...; a leaf splits when
+			// its 54th entry goes in).
+			warm := func(c indexes.Client, _ transport.Endpoint) {
 				for _, r := range [][2]uint64{{1, 27}, {163, 189}, {323, 347}} {
 					for k := r[0]; k <= r[1]; k += 2 {
 						if err := c.Insert(key(k), val(k)); err != nil {
@@ -119,48 +120,43 @@ func TestVerbsPerOperation(t *testing.T) {
 						}
 					}
 				}
-				ops := map[string]func() error{
-					"search": func() error {
-						got, ok, err := c.Search(key(100))
-						if err == nil && (!ok || string(got) != string(val(101))) {
-							err = fmt.Errorf("search(100) = %x, %v", got, ok)
-						}
-						return err
-					},
-					"search-miss": func() error {
-						_, ok, err := c.Search(key(99))
-						if err == nil && ok {
-							err = fmt.Errorf("search(99) found an absent key")
-						}
-						return err
-					},
-					"update": func() error { return c.Update(key(100), val(7)) },
-					"insert": func() error { return c.Insert(key(101), val(7)) },
-					"delete": func() error { return c.Delete(key(102)) },
-					"scan": func() error {
-						n := 0
-						err := c.Scan(key(400), 100, func(k, v []byte) bool { n++; return true })
-						if err == nil && n != 100 {
-							err = fmt.Errorf("scan returned %d entries, want 100", n)
-						}
-						return err
-					},
-					"insert-split": func() error { return c.Insert(key(349), val(7)) },
-				}
-				for i, op := range goldenOps {
-					ep.SetTag(transport.Tag(i + 1))
-					if err := ops[op](); err != nil {
-						t.Errorf("%s: %v", op, err)
-					}
-				}
-			})
-			if err := f.Run(); err != nil {
-				t.Fatal(err)
 			}
-			st := f.Stats()
+			type client = indexes.Client
+			ops := map[string]func(client) error{
+				"search": func(c client) error {
+					got, ok, err := c.Search(key(100))
+					if err == nil && (!ok || string(got) != string(val(101))) {
+						err = fmt.Errorf("search(100) = %x, %v", got, ok)
+					}
+					return err
+				},
+				"search-miss": func(c client) error {
+					_, ok, err := c.Search(key(99))
+					if err == nil && ok {
+						err = fmt.Errorf("search(99) found an absent key")
+					}
+					return err
+				},
+				"update": func(c client) error { return c.Update(key(100), val(7)) },
+				"insert": func(c client) error { return c.Insert(key(101), val(7)) },
+				"delete": func(c client) error { return c.Delete(key(102)) },
+				"scan": func(c client) error {
+					n := 0
+					err := c.Scan(key(400), 100, func(k, v []byte) bool { n++; return true })
+					if err == nil && n != 100 {
+						err = fmt.Errorf("scan returned %d entries, want 100", n)
+					}
+					return err
+				},
+				"insert-split": func(c client) error { return c.Insert(key(349), val(7)) },
+			}
+			named := make([]indextest.Op[client], len(goldenOps))
 			for i, op := range goldenOps {
-				got, want := st.Verbs.ByTag[i+1], golden[name][op].counters()
-				if got != want {
+				named[i] = indextest.Op[client]{Name: op, Do: ops[op]}
+			}
+			for i, got := range indextest.VerbsPerOp(t, f, 2, x.NewClient, warm, named) {
+				op := goldenOps[i]
+				if want := golden[name][op].counters(); got != want {
 					t.Errorf("%s: verbs\n got %v\nwant %v", op, got, want)
 				}
 			}
