@@ -2,8 +2,6 @@ package dex
 
 import (
 	"fmt"
-	"maps"
-	"strconv"
 	"sync/atomic"
 
 	"github.com/dmbench/dmbench/indexes"
@@ -100,10 +98,6 @@ func New(env indexes.Env, p indexes.Params) (indexes.Index, error) {
 	}
 	if p.String("subtreelevel") == "auto" {
 		o.m = autoSubtreeLevel(&l, env.Records)
-		// Info reports the level in effect, so results show the M a run
-		// had.
-		p = maps.Clone(p)
-		p["subtreelevel"] = strconv.Itoa(o.m)
 	} else {
 		o.m = p.Int("subtreelevel")
 	}

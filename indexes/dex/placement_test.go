@@ -60,8 +60,8 @@ func TestSubtreesSpreadOverMemoryNodes(t *testing.T) {
 					reached++
 				}
 			}
-			if want := map[string]string{"auto": "1", "3": "3"}[tc.m]; x.Info().Params["subtreelevel"] != want {
-				t.Errorf("Info reports subtreelevel=%s, want the level in effect, %s", x.Info().Params["subtreelevel"], want)
+			if want := map[string]int{"auto": 1, "3": 3}[tc.m]; x.opt.m != want {
+				t.Errorf("subtreelevel=%s over %d records: M = %d, want %d", tc.m, n, x.opt.m, want)
 			}
 			if tc.spread && reached != 4 || !tc.spread && reached != 1 {
 				t.Errorf("M = %d: searches reached %d memory nodes", x.opt.m, reached)
