@@ -132,11 +132,15 @@ func (l *layout) leafInsertAt(n node, i int, key, val []byte) {
 }
 
 // leafRemoveAt removes the entry at position i.
-func (l *layout) leafRemoveAt(n node, i int) {
+func (l *layout) leafRemoveAt(n node, i int) { l.removeAt(n, i, l.leafEnt) }
+
+// removeAt removes entry i of size-byte entries, shifting the rest down
+// and zeroing the freed slot.
+func (l *layout) removeAt(n node, i, size int) {
 	c := n.count()
-	o := l.hdr + i*l.leafEnt
-	copy(n[o:], n[o+l.leafEnt:l.hdr+c*l.leafEnt])
-	clear(n[l.hdr+(c-1)*l.leafEnt : l.hdr+c*l.leafEnt])
+	o := l.hdr + i*size
+	copy(n[o:], n[o+size:l.hdr+c*size])
+	clear(n[l.hdr+(c-1)*size : l.hdr+c*size])
 	n.setCount(c - 1)
 }
 
@@ -190,13 +194,7 @@ func (l *layout) innerInsertAt(n node, i int, key []byte, p uint64) {
 }
 
 // innerRemoveAt removes entry i (never 0).
-func (l *layout) innerRemoveAt(n node, i int) {
-	c := n.count()
-	o := l.hdr + i*l.innerEnt
-	copy(n[o:], n[o+l.innerEnt:l.hdr+c*l.innerEnt])
-	clear(n[l.hdr+(c-1)*l.innerEnt : l.hdr+c*l.innerEnt])
-	n.setCount(c - 1)
-}
+func (l *layout) innerRemoveAt(n node, i int) { l.removeAt(n, i, l.innerEnt) }
 
 // capacity is the entry capacity of a node at level lv.
 func (l *layout) capacity(lv int) int {
