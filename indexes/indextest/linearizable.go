@@ -206,8 +206,11 @@ func (fx *fixture) linearizabilityWorkload(t testing.TB) history {
 // key whose history porcupine cannot linearize is reported with the
 // operations around the point where linearization gets stuck (and, unless
 // violations are tolerated, with porcupine's visualization written to a
-// temporary file), later ones in one line each. Running out of
-// linCheckTimeout fails the test: the history is then unchecked.
+// temporary file), later ones in one line each. A key porcupine cannot
+// decide within its share of linCheckTimeout is unknown, not wrong: the
+// check goes on with the other keys, and if none is illegal the test is
+// skipped with the count of keys left unchecked, since passing would claim
+// what was not shown.
 func (fx *fixture) checkLinearizable(t *testing.T, h history) {
 	t.Helper()
 	byKey := map[uint64][]porcupine.Operation{}
@@ -223,19 +226,21 @@ func (fx *fixture) checkLinearizable(t *testing.T, h history) {
 	slices.Sort(keys)
 	deadline := time.Now().Add(linCheckTimeout)
 	illegal := 0
-	for _, k := range keys {
+	var unchecked []uint64
+	for i, k := range keys {
 		ops := byKey[k]
 		m := registerModel(h.initial[k])
-		left := time.Until(deadline)
-		if left <= 0 {
-			t.Errorf("linearizability check timed out: porcupine took over %v for %d keys; the rest of the history is unchecked, not proven wrong", linCheckTimeout, len(keys))
-			return
+		// Each key gets an equal share of what is left, so one hard key
+		// cannot leave the others unchecked.
+		share := time.Until(deadline) / time.Duration(len(keys)-i)
+		if share <= 0 {
+			unchecked = append(unchecked, k)
+			continue
 		}
-		switch porcupine.CheckOperationsTimeout(m, ops, left) {
+		switch porcupine.CheckOperationsTimeout(m, ops, share) {
 		case porcupine.Ok:
 		case porcupine.Unknown:
-			t.Errorf("linearizability check timed out after %v on key %d (%d operations): the history is too hard for porcupine; it is unchecked, not proven wrong", linCheckTimeout, k, len(ops))
-			return
+			unchecked = append(unchecked, k)
 		case porcupine.Illegal:
 			illegal++
 			if illegal == 1 {
@@ -244,6 +249,9 @@ func (fx *fixture) checkLinearizable(t *testing.T, h history) {
 				fx.rep.Errorf("key %d (%x): its %d operations are not linearizable either", k, Key(k, fx.p.ks), len(ops))
 			}
 		}
+	}
+	if len(unchecked) > 0 && illegal == 0 {
+		t.Skipf("linearizability unknown for %d of %d keys (%v): porcupine could not decide them within %v on this machine; the other keys are linearizable, and the unchecked ones are not proven wrong", len(unchecked), len(keys), unchecked, linCheckTimeout)
 	}
 }
 
