@@ -37,9 +37,9 @@ type Config struct {
 	Index    string
 	Params   map[string]string
 	Workload *workloads.Spec
-	// MaxVirtualNs caps the measured phase (virtual ns on sim, wall ns on
+	// MaxPhaseNs caps the measured phase (virtual ns on sim, wall ns on
 	// local); 0 means run every operation.
-	MaxVirtualNs int64
+	MaxPhaseNs int64
 	// TimelineNs, when positive, records the measured phase's throughput
 	// in windows of this many ns (Result.Timeline).
 	TimelineNs int64
@@ -107,8 +107,8 @@ func (c *Config) Validate() error {
 	} else if err := c.Workload.Validate(); err != nil {
 		errs = append(errs, err)
 	}
-	if c.MaxVirtualNs < 0 {
-		bad("virtual-time cap %d ns must not be negative", c.MaxVirtualNs)
+	if c.MaxPhaseNs < 0 {
+		bad("measured-phase cap %d ns must not be negative", c.MaxPhaseNs)
 	}
 	if c.TimelineNs < 0 {
 		bad("timeline window %d ns must not be negative", c.TimelineNs)

@@ -52,7 +52,7 @@ var csvOps = []string{"READ", "UPDATE", "INSERT", "SCAN", "READ_MODIFY_WRITE"}
 func CSVHeader() []string {
 	h := []string{"index", "params", "workload", "fabric", "profile", "compute_nodes", "memory_nodes",
 		"threads", "coroutines", "memory_cores", "cache_bytes", "mode", "seed",
-		"throughput_mops", "ops", "failed", "virtual_ns", "wall_s", "event_hash",
+		"throughput_mops", "ops", "failed", "phase_ns", "wall_s", "event_hash",
 		"verbs_per_op", "bytes_per_op", "cache_hit_ratio", "cs_cache_bytes", "ms_bytes",
 		"mem_msg_util", "mem_bw_util", "mem_cpu_util", "compute_msg_util"}
 	for _, op := range csvOps {
@@ -88,7 +88,7 @@ func (r *Result) CSVRow() []string {
 		i(c.ComputeNodes), i(c.MemoryNodes), i(c.Threads), i(c.Coroutines), i(c.MemoryCores),
 		u(c.CacheBytes), c.Mode, u(c.Seed),
 		f(r.ThroughputMops), strconv.FormatInt(r.Ops, 10), strconv.FormatInt(failed, 10),
-		strconv.FormatInt(r.VirtualNs, 10), f(r.WallS), r.EventHash,
+		strconv.FormatInt(r.PhaseNs, 10), f(r.WallS), r.EventHash,
 		f(r.VerbsPerOp["total"].Total), f(r.BytesPerOp["total"].Total), f(r.CacheHitRatio),
 		u(r.CSCacheBytes), u(r.MSBytes), f(memMsg), f(memBW), f(memCPU), f(compMsg)}
 	for _, op := range csvOps {
@@ -125,7 +125,7 @@ func (r *Result) Summary(w io.Writer) {
 	}
 	fmt.Fprintf(tw, "): %.3f Mops over %d ops", r.ThroughputMops, r.Ops)
 	if r.Fabric == "sim" {
-		fmt.Fprintf(tw, " in %.3f ms virtual, %.2f s wall; event hash %s", float64(r.VirtualNs)/1e6, r.WallS, r.EventHash)
+		fmt.Fprintf(tw, " in %.3f ms virtual, %.2f s wall; event hash %s", float64(r.PhaseNs)/1e6, r.WallS, r.EventHash)
 	} else {
 		fmt.Fprintf(tw, " in %.2f s", r.WallS)
 	}

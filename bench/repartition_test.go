@@ -16,7 +16,7 @@ func TestRepartitionScalesOut(t *testing.T) {
 		c.Index, c.Profile = "dex", sim.CX5.Name
 		c.ComputeNodes, c.MemoryNodes, c.MemoryCores, c.Threads, c.Coroutines = 4, 2, 2, 4, 1
 		c.CacheBytes = 64 << 10
-		c.MaxVirtualNs, c.TimelineNs = 600_000, 50_000
+		c.MaxPhaseNs, c.TimelineNs = 600_000, 50_000
 		c.Repartition = &Repartition{AtNs: 200_000, From: 1, Fraction: 0.5}
 		res, err := Run(c)
 		if err != nil {

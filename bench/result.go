@@ -23,10 +23,12 @@ type Result struct {
 	Ops            int64   `json:"ops"`
 	// Failed counts reads and updates that found no key the workload
 	// expected, per operation type.
-	Failed    map[string]int64 `json:"failed"`
-	VirtualNs int64            `json:"virtual_ns"`
-	WallS     float64          `json:"wall_s"`
-	LoadWallS float64          `json:"load_wall_s"`
+	Failed map[string]int64 `json:"failed"`
+	// PhaseNs is how long the measured phase took: virtual ns on sim,
+	// wall ns on real fabrics.
+	PhaseNs   int64   `json:"phase_ns"`
+	WallS     float64 `json:"wall_s"`
+	LoadWallS float64 `json:"load_wall_s"`
 	// EventHash identifies the simulated run: equal for equal configs
 	// and seeds (sim only).
 	EventHash string `json:"event_hash,omitempty"`
@@ -112,7 +114,7 @@ type ConfigRecord struct {
 	Index        string            `json:"index"`
 	Params       map[string]string `json:"params"`
 	Workload     map[string]string `json:"workload"`
-	MaxVirtualNs int64             `json:"max_virtual_ns,omitempty"`
+	MaxPhaseNs   int64             `json:"max_phase_ns,omitempty"`
 }
 
 func mix(c *transport.Counters, ops float64, bytes bool) VerbMix {
@@ -138,7 +140,7 @@ func (r *runner) result(rec *recorder, wall time.Duration, before indexes.Info) 
 	info := r.idx.Info()
 	res := &Result{
 		Index: c.Index, Paper: info.Paper, Workload: c.Workload.Name, Fabric: c.Fabric,
-		VirtualNs: st.WindowNs, WallS: wall.Seconds(), LoadWallS: r.loadWall.Seconds(),
+		PhaseNs: st.WindowNs, WallS: wall.Seconds(), LoadWallS: r.loadWall.Seconds(),
 		Failed: map[string]int64{}, Latency: map[string]LatencySummary{},
 		VerbsPerOp: map[string]VerbMix{}, BytesPerOp: map[string]VerbMix{}, Histograms: map[string]string{},
 		CSCacheBytes: info.CacheBytes, MSBytes: info.MemoryBytes,
@@ -176,7 +178,7 @@ func (r *runner) result(rec *recorder, wall time.Duration, before indexes.Info) 
 		r.breakdown(res, name, &st.Verbs.Time, tag, float64(n))
 	}
 	r.breakdown(res, "total", sumOps(&st.Verbs.Time), 0, float64(res.Ops))
-	res.Timeline = timeline(rec, st.WindowNs, c.MaxVirtualNs)
+	res.Timeline = timeline(rec, st.WindowNs, c.MaxPhaseNs)
 	res.Changes = r.changes
 	total := st.Verbs.Total()
 	res.VerbsPerOp["total"] = mix(&total, float64(res.Ops), false)
@@ -201,7 +203,7 @@ func (r *runner) result(rec *recorder, wall time.Duration, before indexes.Info) 
 		Fabric: c.Fabric, Profile: res.Profile, ComputeNodes: c.ComputeNodes, MemoryNodes: c.MemoryNodes,
 		Threads: c.Threads, Coroutines: c.Coroutines, MemoryCores: c.MemoryCores, ComputeCores: c.ComputeCores,
 		CacheBytes: c.CacheBytes, MemoryBytes: c.memoryBytes(), Mode: c.Mode.String(), Seed: c.Seed,
-		Index: c.Index, Params: info.Params, Workload: c.Workload.Properties(), MaxVirtualNs: c.MaxVirtualNs,
+		Index: c.Index, Params: info.Params, Workload: c.Workload.Properties(), MaxPhaseNs: c.MaxPhaseNs,
 	}
 	return res, nil
 }

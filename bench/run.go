@@ -172,7 +172,7 @@ func (r *runner) run() (*Result, error) {
 	before := r.idx.Info()
 	r.f.ResetStats()
 	wall := time.Now()
-	rec, err := r.phase(w.OperationCount, c.MaxVirtualNs, true)
+	rec, err := r.phase(w.OperationCount, c.MaxPhaseNs, true)
 	if err != nil {
 		return nil, fmt.Errorf("measured phase: %w", err)
 	}

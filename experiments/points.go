@@ -116,7 +116,7 @@ func (s *Spec) configure(p *Point, sc Scale, panel Panel, se Series, workload st
 		c.Coroutines = se.Coroutines
 	}
 	c.Index, c.Params = se.Index, se.Params
-	c.MaxVirtualNs, c.TimelineNs = int64(sc.MaxMs*1e6), int64(sc.TimelineMs*1e6)
+	c.MaxPhaseNs, c.TimelineNs = int64(sc.MaxMs*1e6), int64(sc.TimelineMs*1e6)
 	if rp := s.Repartition; rp != nil {
 		c.ComputeNodes++ // the spare
 		c.Repartition = &bench.Repartition{AtNs: int64(sc.RepartitionAtMs * 1e6), From: rp.From, Fraction: rp.Fraction}

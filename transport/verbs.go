@@ -131,6 +131,11 @@ type Endpoint interface {
 	// Sleep waits ns without occupying the caller's core: a timer, as a
 	// runner uses to start an event mid-run.
 	Sleep(ns int64)
+	// Backoff waits about ns before a retry, spinning on the caller's
+	// core, so that the holder of what the caller waits for gets to run:
+	// on the simulator it is Compute(ns); on real fabrics, where Compute
+	// is free, it yields the processor to the thread waited for.
+	Backoff(ns int64)
 	// Park blocks the caller until another endpoint calls Unpark on it.
 	// Only the blocking primitives of this package (Mutex, RWMutex, Gate)
 	// use it.

@@ -41,7 +41,7 @@ func runCommand() *cli.Command {
 			&cli.Int64Flag{Name: "warmup", Usage: "warm-up operations (warmupoperationcount)"},
 			&cli.Uint64Flag{Name: "seed", Value: d.Seed, Usage: "seeds the fabric and the workload"},
 			&cli.StringFlag{Name: "mode", Value: "paper", Usage: "memory semantics: paper or strict"},
-			&cli.Float64Flag{Name: "max-virtual-ms", Usage: "stop the measured phase after this much time (0: run every operation)"},
+			&cli.Float64Flag{Name: "max-ms", Aliases: []string{"max-virtual-ms"}, Usage: "stop the measured phase after this much time (0: run every operation)"},
 			&cli.Float64Flag{Name: "timeline-ms", Usage: "record throughput in windows of this many ms of the measured phase"},
 			&cli.Float64Flag{Name: "repartition-at-ms", Usage: "scale out this many ms into the measured phase: the last compute node starts as a spare and receives part of --repartition-from's keys (needs -p partitionedkeys=true and an index that repartitions)"},
 			&cli.IntFlag{Name: "repartition-from", Value: 0, Usage: "compute node (0-based) that hands keys to the spare"},
@@ -139,10 +139,10 @@ func configFromFlags(ctx *cli.Context) (bench.Config, error) {
 	if c.Mode, err = transport.ParseMode(ctx.String("mode")); err != nil {
 		return c, fmt.Errorf("--mode: %w", err)
 	}
-	if ms := ctx.Float64("max-virtual-ms"); ms < 0 {
-		return c, fmt.Errorf("--max-virtual-ms %v: must not be negative", ms)
+	if ms := ctx.Float64("max-ms"); ms < 0 {
+		return c, fmt.Errorf("--max-ms %v: must not be negative", ms)
 	} else {
-		c.MaxVirtualNs = int64(ms * 1e6)
+		c.MaxPhaseNs = int64(ms * 1e6)
 	}
 	if ms := ctx.Float64("timeline-ms"); ms < 0 {
 		return c, fmt.Errorf("--timeline-ms %v: must not be negative", ms)

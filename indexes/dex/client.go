@@ -3,7 +3,6 @@ package dex
 import (
 	"bytes"
 	"errors"
-	"runtime"
 
 	"github.com/dmbench/dmbench/cost"
 	"github.com/dmbench/dmbench/indexes"
@@ -81,8 +80,6 @@ func (c *client) retry(i int) {
 		return
 	}
 	backoff(c.ep, i)
-	// On real fabrics Compute is free: let the thread we wait for run.
-	runtime.Gosched()
 }
 
 // find descends to the leaf covering key (Algorithm 1) or, when it

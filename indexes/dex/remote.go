@@ -14,7 +14,7 @@ const lockBit = 1
 // backoff charges a short wait before a retry, so that on the simulator
 // the holder of a lock or an I/O flag gets to run.
 func backoff(ep transport.Endpoint, attempt int) {
-	ep.Compute(cost.CachelineTransfer() << min(attempt, 6))
+	ep.Backoff(cost.CachelineTransfer() << min(attempt, 6))
 }
 
 // readShared reads a node crossing partition boundaries with the RDMA

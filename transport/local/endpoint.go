@@ -3,6 +3,7 @@ package local
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"time"
 
 	"github.com/dmbench/dmbench/transport"
@@ -194,6 +195,10 @@ func (e *endpoint) Step() transport.Step     { return e.step }
 
 // Sleep sleeps for real.
 func (e *endpoint) Sleep(ns int64) { time.Sleep(time.Duration(ns)) }
+
+// Backoff yields the processor: a thread spinning on a lock would
+// otherwise keep its holder from running when goroutines outnumber cores.
+func (e *endpoint) Backoff(int64) { runtime.Gosched() }
 
 // Park waits for the permit Unpark leaves.
 func (e *endpoint) Park() { <-e.wake }

@@ -171,6 +171,9 @@ func (ep *endpoint) Sleep(ns int64) {
 	}
 }
 
+// Backoff spins on the caller's core.
+func (ep *endpoint) Backoff(ns int64) { ep.Compute(ns) }
+
 func (ep *endpoint) Now() int64               { return ep.f.now / psPerNs }
 func (ep *endpoint) Node() transport.NodeID   { return ep.node.id }
 func (ep *endpoint) Thread() int              { return ep.th }

@@ -93,6 +93,7 @@ func (s *setupEndpoint) Unpark()                {}
 func (s *setupEndpoint) SetStep(transport.Step) {}
 func (s *setupEndpoint) Step() transport.Step   { return 0 }
 func (s *setupEndpoint) Sleep(int64)            {}
+func (s *setupEndpoint) Backoff(int64)          {}
 func (s *setupEndpoint) Park() {
 	panic("sim: a setup endpoint waited for a lock: setup runs alone, so the lock can never be released")
 }
