@@ -22,74 +22,103 @@ func (c *client) unswizzled(f *frame) node {
 	return img
 }
 
+// splitOutcome is what an attempt to split a cached child came to.
+type splitOutcome int
+
+const (
+	// splitDone: f was split and its new sibling admitted.
+	splitDone splitOutcome = iota
+	// splitLost: f or p changed, or no frame was free; nothing changed.
+	splitLost
+	// splitParentFull: the owned parent p is full; top-down eager
+	// splitting reaches it first on the next descent.
+	splitParentFull
+	// splitStale: the shared parent's cached copy is out of date or full
+	// in the memory pool; the shared path must be refreshed and split.
+	splitStale
+)
+
 // splitChild splits the full owned node f under its cached parent p
-// (section 7, eager split). The new right sibling is admitted with the
-// swizzled children it takes over, so cached paths stay contiguous. When p
-// is shared, its RDMA lock is taken and its fresh copy read first; the
-// split proceeds only if the cached p is up to date and not full,
-// otherwise the shared path is refreshed (and split) from the remote root.
+// (section 7, eager split) and returns errRestart whatever the outcome,
+// since the descent that found f full must start again, or the error that
+// stopped it. A stale shared parent is refreshed (and split) from the
+// remote root first, once the cached frames are unlocked.
 func (c *client) splitChild(p *frame, pv uint64, f *frame, v uint64, key []byte) error {
+	out, err := c.trySplitChild(p, pv, f, v)
+	switch {
+	case err != nil:
+		return err
+	case out == splitStale:
+		return c.refreshSplit(key)
+	}
+	return errRestart
+}
+
+// trySplitChild makes one attempt at the split with p and f locked. The
+// new right sibling is admitted with the swizzled children it takes over,
+// so cached paths stay contiguous. When p is shared, its RDMA lock is
+// taken and its fresh copy read first; the split proceeds only if the
+// cached p is up to date and not full in the memory pool. Every lock it
+// takes is released on return, on every path.
+func (c *client) trySplitChild(p *frame, pv uint64, f *frame, v uint64) (out splitOutcome, err error) {
 	x, l, cn := c.x, &c.x.l, c.cn
 	nf := c.getFrame()
 	if nf == nil {
-		return errRestart
+		return splitLost, nil
 	}
+	defer func() {
+		if out != splitDone {
+			c.putFree(nf)
+		}
+	}()
 	if !p.lock(c.ep, pv) {
-		c.putFree(nf)
-		return errRestart
+		return splitLost, nil
 	}
+	defer p.unlock()
 	if !f.lock(c.ep, v) {
-		p.unlock()
-		c.putFree(nf)
-		return errRestart
+		return splitLost, nil
 	}
-	unlockAll := func() { f.unlock(); p.unlock() }
+	defer f.unlock()
 	p.mu.RLock()
 	pshared := x.parts.Load().shared(l.low(p.data), l.highKey(p.data))
 	pfull := l.full(p.data)
 	p.mu.RUnlock()
+	if !pshared && pfull {
+		return splitParentFull, nil
+	}
 	pa := transport.GAddr(p.addr.Load())
 	var fresh node
 	var rv uint64
 	if pshared {
-		var err error
 		if rv, err = x.lockRemote(c.ep, pa); err != nil {
-			unlockAll()
-			c.putFree(nf)
-			return err
+			return splitLost, err
 		}
+		// Until p's image is written back with the new entry, every exit
+		// releases p's RDMA lock unchanged.
+		written := false
+		defer func() {
+			if !written {
+				if rerr := x.releaseRemote(c.ep, pa, rv); err == nil {
+					err = rerr
+				}
+			}
+		}()
 		fresh = make(node, NodeBytes)
 		if err := c.ep.Read(fresh, pa); err != nil {
-			unlockAll()
-			c.putFree(nf)
-			return err
+			return splitLost, err
 		}
 		if rv != p.rver.Load() || l.full(fresh) {
-			err := x.releaseRemote(c.ep, pa, rv)
-			unlockAll()
-			c.putFree(nf)
-			if err != nil {
-				return err
-			}
-			return c.refreshSplit(key)
+			return splitStale, nil
 		}
-	} else if pfull {
-		// Top-down eager splitting reaches p first next time.
-		unlockAll()
-		c.putFree(nf)
-		return errRestart
+		defer func() { written = out == splitDone }()
 	}
 	fa := transport.GAddr(f.addr.Load())
 	na, err := x.alloc(c.ep, x.placement(f.data.level(), fa.Node()))
 	if err != nil {
-		if pshared {
-			_ = x.releaseRemote(c.ep, pa, rv)
-		}
-		unlockAll()
-		c.putFree(nf)
-		return err
+		return splitLost, err
 	}
 	nf.lockAny(c.ep)
+	defer nf.unlock()
 	f.mu.Lock()
 	nf.mu.Lock()
 	clear(nf.data)
@@ -113,17 +142,13 @@ func (c *client) splitChild(p *frame, pv uint64, f *frame, v uint64, key []byte)
 		// Other compute nodes follow p's new entry: the sibling must be
 		// in the memory pool first.
 		if err := c.ep.Write(na, c.unswizzled(nf)); err != nil {
-			nf.unlock()
-			unlockAll()
-			return err
+			return splitDone, err
 		}
 		nf.dirty.Store(false)
 		fresh.setLockWord(rv + 2)
 		l.innerInsertAt(fresh, l.innerFind(fresh, sep)+1, sep, uint64(na))
 		if err := x.unlockRemote(c.ep, pa, fresh); err != nil {
-			nf.unlock()
-			unlockAll()
-			return err
+			return splitDone, err
 		}
 		p.rver.Store(rv + 2)
 	} else {
@@ -133,9 +158,7 @@ func (c *client) splitChild(p *frame, pv uint64, f *frame, v uint64, key []byte)
 	l.innerInsertAt(p.data, l.innerFind(p.data, sep)+1, sep, swizzled|uint64(nf.id))
 	p.mu.Unlock()
 	cn.mt.set(na, nf)
-	nf.unlock()
-	unlockAll()
-	return errRestart
+	return splitDone, nil
 }
 
 // splitRoot splits a full root owned by this compute node alone: the old
