@@ -1,7 +1,6 @@
 // Package bench is dmbench's runner: cluster shape -> fabric -> index ->
-// clients -> phases -> Result (DESIGN.md section 6). It alone knows about
-// workloads; the indexes know only transport, and the fabric alone knows
-// about time.
+// clients -> phases -> Result. It alone knows about workloads; the
+// indexes know only transport, and the fabric alone knows about time.
 //
 // A run builds the fabric (sim or local) and the index, bulk-loads the
 // workload's records through a setup endpoint (direct memory writes, no

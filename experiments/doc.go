@@ -1,4 +1,4 @@
-// Package experiments is dmbench's figure catalog (DESIGN.md section 7):
+// Package experiments is dmbench's figure catalog:
 // one spec per reproducible figure or table of the four papers, each with
 // the paper's cluster shape and hardware profile, its workloads, the swept
 // axis, the series (indexes and variants), scale presets, and the claims

@@ -102,7 +102,7 @@ var CX6 = Profile{
 	AtomicAckETH:   atomicAckETH,
 	// The stages sum to 1.95 us for an unloaded 8-byte READ: perftest
 	// ib_read_lat measures 1.91 us on mlx5 (linux-rdma/perftest issue 131)
-	// and DESIGN.md takes 2.0 us. PostNs assumes ~10 M doorbells/s per
+	// and dmbench's design takes 2.0 us as its starting point. PostNs assumes ~10 M doorbells/s per
 	// core, the order one core reaches posting small verbs (Kalia et al.,
 	// ATC'16).
 	PostNs:    100,

@@ -8,7 +8,8 @@ import (
 )
 
 // setupEndpoint applies verbs at once, outside virtual time and the
-// statistics: bulk loading writes memory directly, as DESIGN.md asks.
+// statistics: bulk loading writes memory directly, since a run measures
+// only what its clients do after the load.
 type setupEndpoint struct {
 	f    *Fabric
 	node *node
