@@ -54,8 +54,9 @@ func (c latest) next(r *rand.Rand) int64 {
 
 // newRecordChooser picks existing records for reads, updates, scans and
 // read-modify-writes. Record numbers double as Zipfian ranks and hotspot
-// positions: the key mapping scatters them over the key space, as go-ycsb's
-// hashed insert order does.
+// positions: hashed keys scatter them over the key space, as go-ycsb's
+// hashed insert order does; ordered keys put the hottest records on the
+// smallest keys, as Dolphin's benchmark does with its Zipfian ranks.
 func newRecordChooser(st *Stream) chooser {
 	s, n := &st.spec, st.spec.RecordCount
 	switch s.RequestDistribution {
@@ -144,16 +145,17 @@ func zetaTail(m, n, s float64) float64 {
 type partitionKey struct {
 	records int64
 	nodes   int
+	order   InsertOrder
 }
 
 var partitionCache sync.Map // partitionKey -> *lazy[[]int64]
 
 // partitionRecords counts the loaded records of each of nodes partitions.
-func partitionRecords(records int64, nodes int) []int64 {
-	return cached(&partitionCache, partitionKey{records, nodes}, func() []int64 {
+func partitionRecords(s *Spec, nodes int) []int64 {
+	return cached(&partitionCache, partitionKey{s.RecordCount, nodes, s.InsertOrder}, func() []int64 {
 		counts := make([]int64, nodes)
-		for rec := range records {
-			counts[partitionOf(keyPrefix(rec), nodes)]++
+		for rec := range s.RecordCount {
+			counts[s.partitionOf(s.InsertOrder.number(rec), nodes)]++
 		}
 		return counts
 	})

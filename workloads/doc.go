@@ -21,16 +21,17 @@
 // records, as DEX's do), fieldcount and fieldlength. dmbench adds
 // zipfianconstant (go-ycsb hard-codes 0.99), seed, keysize,
 // partitionedkeys and warmupoperationcount (the operations a run executes
-// before it measures; DEX runs 10 M).
+// before it measures; DEX runs 10 M). go-ycsb's insertorder (hashed or
+// ordered) chooses the key encoding (see Keys).
 //
 // The other go-ycsb core properties (workload, db, table, threadcount,
 // readallfields, writeallfields, dotransactions, measurement and output
 // settings, ...) are accepted so that go-ycsb's own files load, and are
 // checked for type, but they do not change the stream; the runner, not the
-// workload, decides threads and measurement. Four of them must keep the one
-// value dmbench implements: workload=core, fieldlengthdistribution=constant,
-// insertorder=hashed, and insertstart=0 with insertcount=recordcount (dmbench
-// bulk-loads every record in one piece). Anything else is an error that
+// workload, decides threads and measurement. Three of them must keep the
+// one value dmbench implements: workload=core, fieldlengthdistribution=constant,
+// and insertstart=0 with insertcount=recordcount (dmbench bulk-loads every
+// record in one piece). Anything else is an error that
 // names the file, the property and what is accepted; misspelt names get a
 // suggestion.
 //
@@ -45,7 +46,10 @@
 // # Keys
 //
 // Record number i (0 <= i < recordcount are bulk-loaded, later numbers are
-// inserted) has the key
+// inserted) has a key number, and its key carries that number big-endian.
+// insertorder chooses the mapping.
+//
+// insertorder=hashed (the default) gives record i the key
 //
 //	bytes [0, 8):       big-endian mix(i+1)
 //	bytes [8, keysize): filler drawn from a SplitMix64 sequence seeded by mix(i+1)
@@ -60,9 +64,28 @@
 // them as minimum and maximum sentinels. The key set does not depend on the
 // seed: seeds change the operations, not the data.
 //
+// insertorder=ordered gives record i the key number i+1 (so that the
+// all-zero key stays free), zero-padded in front:
+//
+//	bytes [0, keysize-8):       zero
+//	bytes [keysize-8, keysize): big-endian i+1
+//
+// Byte order is record order, and consecutive records share every byte but
+// the last (but the last two, every 256 records): the dense integer keys
+// Dolphin's leaves are built for (one leaf group per 7-byte prefix), and
+// what DMTree's artifact uses for scans (its zero-padded decimal strings
+// share the same property). The all-ones key would take record 2^64-2,
+// far above any record number. Zipfian ranks are record numbers, so the
+// hottest records are the smallest keys, as in Dolphin's benchmark, which
+// uses the rank as the key; inserts take the numbers past the loaded
+// records, so they all land right of them. Which workloads use which
+// encoding, and why, is in each property file's header: Dolphin's and
+// DMTree's scan workloads are ordered, the rest hashed.
+//
 // Records enumerates the bulk-load records in key order without holding
-// them all: it sweeps the record numbers once per slice of the key space and
-// sorts only that slice (about 4 Mi keys at a time).
+// them all: for hashed keys it sweeps the record numbers once per slice of
+// the key space and sorts only that slice (about 4 Mi keys at a time);
+// ordered keys come in record order.
 //
 // # Streams
 //
@@ -110,8 +133,11 @@
 //
 // With partitionedkeys=true the stream of compute node c of C only touches
 // keys in partition c: the c-th of C equal, contiguous ranges of the 64-bit
-// key prefix space (Spec.Partitions gives their boundaries as keys, to hand
-// to a partitioned index such as DEX). Records of other partitions are drawn
+// key prefix space for hashed keys, or of the loaded records for ordered
+// keys (Spec.Partitions gives their boundaries as keys, to hand to a
+// partitioned index such as DEX). Ordered inserts all fall in the last
+// partition, so ordered keys with inserts are partitioned only over one
+// compute node; other nodes' streams are refused with the reason. Records of other partitions are drawn
 // again and insert numbers outside the partition are skipped, so each
 // node's requests follow the global distribution restricted to its range.
 // This is what DEX's benchmark (test/newbench.cpp of its artifact) does with

@@ -59,11 +59,53 @@ func fillBytes(dst []byte, seed uint64) {
 // which is seeded by the same prefix.
 const loadedValueSalt = 0x6a09e667f3bcc908
 
+// InsertOrder is how record numbers become keys: go-ycsb's insertorder.
+type InsertOrder string
+
+// The key encodings. Hashed scatters records over the key space (go-ycsb's
+// default); Ordered makes record i the integer i+1, so the keys are dense
+// and consecutive records are neighbours.
+const (
+	Hashed  InsertOrder = "hashed"
+	Ordered InsertOrder = "ordered"
+)
+
+// number is the key number of record rec: the integer whose big-endian
+// bytes the key carries (the first eight bytes of a hashed key, the last
+// eight of an ordered one). Both encodings are increasing in the number,
+// and neither gives a record the number 0.
+func (o InsertOrder) number(rec int64) uint64 {
+	if o == Ordered {
+		return uint64(rec) + 1
+	}
+	return keyPrefix(rec)
+}
+
+// encode writes the key with key number n into dst (len(dst) is the key
+// size, at least 8). An ordered key is the number zero-padded in front, so
+// that byte order is number order and consecutive records share every
+// byte but the last few, as Dolphin's leaves (one per 7-byte prefix)
+// expect of dense keys.
+func (o InsertOrder) encode(dst []byte, n uint64) {
+	if o == Ordered {
+		tail := len(dst) - 8
+		clear(dst[:tail])
+		binary.BigEndian.PutUint64(dst[tail:], n)
+		return
+	}
+	encodeKey(dst, n)
+}
+
+// encodeRecord writes record rec's key into dst.
+func (s *Spec) encodeRecord(dst []byte, rec int64) {
+	s.InsertOrder.encode(dst, s.InsertOrder.number(rec))
+}
+
 // Key returns the key of record number rec >= 0: a loaded record when
 // rec < RecordCount, an inserted one after that.
 func (s *Spec) Key(rec int64) []byte {
 	key := make([]byte, s.KeySize)
-	encodeKey(key, keyPrefix(rec))
+	s.encodeRecord(key, rec)
 	return key
 }
 
@@ -82,6 +124,9 @@ func (s *Spec) Records() (iter.Seq2[[]byte, []byte], error) {
 }
 
 func (s *Spec) records(perPass int64) iter.Seq2[[]byte, []byte] {
+	if s.InsertOrder == Ordered {
+		return s.orderedRecords()
+	}
 	n := s.RecordCount
 	passes := int64(1)
 	for passes*perPass < n {
@@ -107,6 +152,24 @@ func (s *Spec) records(perPass int64) iter.Seq2[[]byte, []byte] {
 				if !yield(key, value) {
 					return
 				}
+			}
+		}
+	}
+}
+
+// orderedRecords enumerates ordered keys: record order is key order, so
+// no pass or sort is needed.
+func (s *Spec) orderedRecords() iter.Seq2[[]byte, []byte] {
+	keySize, valueSize, n := s.KeySize, s.ValueSize(), s.RecordCount
+	return func(yield func(key, value []byte) bool) {
+		key := make([]byte, keySize)
+		value := make([]byte, valueSize)
+		for rec := range n {
+			k := Ordered.number(rec)
+			Ordered.encode(key, k)
+			fillBytes(value, k^loadedValueSalt)
+			if !yield(key, value) {
+				return
 			}
 		}
 	}
@@ -167,23 +230,40 @@ func (r KeyRange) Contains(key []byte) bool {
 	return bytes.Compare(key, r.Start) >= 0 && (r.End == nil || bytes.Compare(key, r.End) < 0)
 }
 
-// Split is the key a fraction (0 < fraction < 1) of the way through r's
-// 8-byte key prefixes: where a repartitioning cuts a range in two.
+// Split is the key a fraction (0 < fraction < 1) of the way through r:
+// where a repartitioning cuts a range in two. It interpolates in the eight
+// bytes from the first one where the bounds differ (at most keysize-8, so
+// the window fits): the key prefix of hashed keys, the integer of ordered
+// ones. A range without End extends to the all-ones key.
 func (r KeyRange) Split(fraction float64) []byte {
-	lo := binary.BigEndian.Uint64(r.Start)
-	width := math.MaxUint64 - lo + 1 // to the end of the key space
-	if r.End != nil {
-		width = binary.BigEndian.Uint64(r.End) - lo
+	end := r.End
+	if end == nil {
+		end = bytes.Repeat([]byte{0xff}, len(r.Start))
 	}
-	key := make([]byte, len(r.Start))
-	binary.BigEndian.PutUint64(key, lo+uint64(fraction*float64(width)))
+	off := 0
+	for off < len(r.Start)-8 && r.Start[off] == end[off] {
+		off++
+	}
+	lo := binary.BigEndian.Uint64(r.Start[off:])
+	width := math.MaxUint64 - lo + 1 // to the end of the window
+	if r.End != nil {
+		width = binary.BigEndian.Uint64(r.End[off:]) - lo
+	}
+	key := bytes.Clone(r.Start[:off+8])
+	key = append(key, make([]byte, len(r.Start)-off-8)...)
+	binary.BigEndian.PutUint64(key[off:], lo+uint64(fraction*float64(width)))
 	return key
 }
 
-// Partitions splits the key space into nodes equal, contiguous ranges of the
-// key prefix, the logical partitions of DEX section 4 (one per compute
-// node; section 8.1 gives each an equal range). The first starts at the all-zero key. Streams with
-// PartitionedKeys keep compute node c inside range c.
+// Partitions splits the key space into nodes contiguous ranges, the
+// logical partitions of DEX section 4 (one per compute node; section 8.1
+// gives each an equal range). The first starts at the all-zero key, the
+// last extends to the largest key. With hashed keys the ranges are equal
+// slices of the 64-bit key prefix; with ordered keys they are equal slices
+// of the loaded records (keys 1 to recordcount), so every node gets its
+// share of the data, and the inserts, which take numbers past the loaded
+// records, all fall into the last one. Streams with PartitionedKeys keep
+// compute node c inside range c.
 func (s *Spec) Partitions(nodes int) ([]KeyRange, error) {
 	if nodes < 1 {
 		return nil, fmt.Errorf("workloads: partitions of %d compute nodes: want at least 1", nodes)
@@ -194,24 +274,43 @@ func (s *Spec) Partitions(nodes int) ([]KeyRange, error) {
 	ranges := make([]KeyRange, nodes)
 	for c := range ranges {
 		ranges[c].Start = make([]byte, s.KeySize)
-		binary.BigEndian.PutUint64(ranges[c].Start, partitionStart(c, nodes))
 		if c > 0 {
+			s.InsertOrder.encode(ranges[c].Start, s.partitionStart(c, nodes))
 			ranges[c-1].End = bytes.Clone(ranges[c].Start)
 		}
 	}
 	return ranges, nil
 }
 
-// partitionOf returns the partition of a key prefix among nodes equal
-// ranges: floor(prefix * nodes / 2^64).
-func partitionOf(prefix uint64, nodes int) int {
-	hi, _ := bits.Mul64(prefix, uint64(nodes))
+// partitionOf returns the partition of key number n among nodes ranges.
+func (s *Spec) partitionOf(n uint64, nodes int) int {
+	if s.InsertOrder == Ordered {
+		// floor((n-1) * nodes / recordcount), the inserts' numbers in the last.
+		loaded := uint64(max(s.RecordCount, 1))
+		if n > loaded {
+			return nodes - 1
+		}
+		hi, lo := bits.Mul64(n-1, uint64(nodes))
+		q, _ := bits.Div64(hi, lo, loaded)
+		return int(q)
+	}
+	// floor(prefix * nodes / 2^64)
+	hi, _ := bits.Mul64(n, uint64(nodes))
 	return int(hi)
 }
 
-// partitionStart is the smallest prefix of partition c, ceil(c * 2^64 /
-// nodes), which makes it agree with partitionOf.
-func partitionStart(c, nodes int) uint64 {
+// partitionStart is the smallest key number of partition c > 0, which
+// makes it agree with partitionOf: ceil(c * 2^64 / nodes) for hashed keys,
+// 1 + ceil(c * recordcount / nodes) for ordered ones.
+func (s *Spec) partitionStart(c, nodes int) uint64 {
+	if s.InsertOrder == Ordered {
+		hi, lo := bits.Mul64(uint64(c), uint64(max(s.RecordCount, 1)))
+		q, rem := bits.Div64(hi, lo, uint64(nodes))
+		if rem != 0 {
+			q++
+		}
+		return q + 1
+	}
 	q, rem := bits.Div64(uint64(c), 0, uint64(nodes))
 	if rem != 0 {
 		q++

@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/rand"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -143,7 +145,15 @@ func TestKeyMappingIsABijectionAvoidingSentinels(t *testing.T) {
 }
 
 func TestPartitionsSplitTheKeySpaceEvenly(t *testing.T) {
-	s := specWith(t, Properties{"recordcount": "20000"})
+	for _, order := range []string{"hashed", "ordered"} {
+		for _, keySize := range []string{"8", "24"} {
+			s := specWith(t, Properties{"recordcount": "20000", "insertorder": order, "keysize": keySize})
+			t.Run(order+"/"+keySize, func(t *testing.T) { checkPartitions(t, s) })
+		}
+	}
+}
+
+func checkPartitions(t *testing.T, s *Spec) {
 	for _, nodes := range []int{1, 2, 3, 4, 7} {
 		ranges, err := s.Partitions(nodes)
 		if err != nil {
@@ -156,23 +166,25 @@ func TestPartitionsSplitTheKeySpaceEvenly(t *testing.T) {
 			if !bytes.Equal(ranges[c-1].End, ranges[c].Start) {
 				t.Errorf("%d nodes: range %d ends at %x, range %d starts at %x", nodes, c-1, ranges[c-1].End, c, ranges[c].Start)
 			}
-			start := partitionStart(c, nodes)
-			if partitionOf(start, nodes) != c || partitionOf(start-1, nodes) != c-1 {
+			start := s.partitionStart(c, nodes)
+			if s.partitionOf(start, nodes) != c || s.partitionOf(start-1, nodes) != c-1 {
 				t.Errorf("%d nodes: partition %d starts at %#x, which partitionOf puts in %d (and %d before it)",
-					nodes, c, start, partitionOf(start, nodes), partitionOf(start-1, nodes))
+					nodes, c, start, s.partitionOf(start, nodes), s.partitionOf(start-1, nodes))
 			}
 		}
 		counts := make([]int64, nodes)
-		for rec := range s.RecordCount {
+		for rec := range s.RecordCount + 100 {
 			key := s.Key(rec)
-			c := partitionOf(keyPrefix(rec), nodes)
+			c := s.partitionOf(s.InsertOrder.number(rec), nodes)
 			if !ranges[c].Contains(key) {
 				t.Fatalf("%d nodes: record %d is in partition %d but outside its range", nodes, rec, c)
 			}
-			counts[c]++
+			if rec < s.RecordCount {
+				counts[c]++
+			}
 		}
-		if !slices.Equal(counts, partitionRecords(s.RecordCount, nodes)) {
-			t.Errorf("%d nodes: partitionRecords = %v, counted %v", nodes, partitionRecords(s.RecordCount, nodes), counts)
+		if !slices.Equal(counts, partitionRecords(s, nodes)) {
+			t.Errorf("%d nodes: partitionRecords = %v, counted %v", nodes, partitionRecords(s, nodes), counts)
 		}
 		for c, n := range counts {
 			if even := s.RecordCount / int64(nodes); math.Abs(float64(n-even)) > 0.1*float64(even) {
@@ -249,5 +261,79 @@ func TestKeyBytesAreBigEndianPrefix(t *testing.T) {
 	}
 	if bytes.Equal(key[8:], make([]byte, 16)) {
 		t.Error("bytes 8..24 of a 24-byte key are zero, want filler")
+	}
+}
+
+func TestOrderedKeysAreDenseIntegers(t *testing.T) {
+	for _, size := range []int{8, 13, 24} {
+		s := specWith(t, Properties{"insertorder": "ordered", "keysize": strconv.Itoa(size), "recordcount": "1000"})
+		for _, rec := range []int64{0, 1, 254, 255, 256, 999, 1000, 1 << 40} {
+			key := s.Key(rec)
+			want := make([]byte, size)
+			binary.BigEndian.PutUint64(want[size-8:], uint64(rec)+1)
+			if !bytes.Equal(key, want) {
+				t.Errorf("%d-byte key of record %d = %x, want %x", size, rec, key, want)
+			}
+		}
+		// Consecutive records share all but the last byte, except where
+		// the last byte wraps; none is the all-zero or all-ones key.
+		for rec := range int64(1000) {
+			a, b := s.Key(rec), s.Key(rec+1)
+			if bytes.Compare(a, b) >= 0 {
+				t.Fatalf("key %x of record %d does not precede %x", a, rec, b)
+			}
+			if (rec+2)%256 != 0 && !bytes.Equal(a[:size-1], b[:size-1]) {
+				t.Errorf("records %d and %d differ before the last byte: %x, %x", rec, rec+1, a, b)
+			}
+			if bytes.Equal(a, make([]byte, size)) || bytes.Equal(a, bytes.Repeat([]byte{0xff}, size)) {
+				t.Errorf("record %d has a sentinel key %x", rec, a)
+			}
+		}
+		// Records enumerates them in key order with the values of their keys.
+		rec := int64(0)
+		for key, value := range s.records(recordsPerPass) {
+			if !bytes.Equal(key, s.Key(rec)) || len(value) != s.ValueSize() {
+				t.Fatalf("record %d: key %x (want %x), %d-byte value", rec, key, s.Key(rec), len(value))
+			}
+			rec++
+		}
+		if rec != s.RecordCount {
+			t.Errorf("enumerated %d records, want %d", rec, s.RecordCount)
+		}
+	}
+}
+
+func TestInsertOrderProperty(t *testing.T) {
+	if s := specWith(t, nil); s.InsertOrder != Hashed {
+		t.Errorf("default insert order %q, want hashed", s.InsertOrder)
+	}
+	if _, ok := specWith(t, nil).Properties()["insertorder"]; ok {
+		t.Error("the default insertorder is recorded in Properties; results from before it existed would change their hash")
+	}
+	s := specWith(t, Properties{"insertorder": "ordered"})
+	if got := s.Properties()["insertorder"]; got != "ordered" {
+		t.Errorf("Properties()[insertorder] = %q, want ordered", got)
+	}
+	_, err := FromProperties("x.properties", Properties{"insertorder": "random"}, nil)
+	if err == nil || !strings.Contains(err.Error(), "one of hashed, ordered") {
+		t.Errorf("insertorder=random: error %v, want one naming hashed and ordered", err)
+	}
+}
+
+func TestSplitInterpolatesWhereBoundsDiffer(t *testing.T) {
+	s := specWith(t, Properties{"insertorder": "ordered", "keysize": "24", "recordcount": "1000"})
+	r := KeyRange{Start: s.Key(99), End: s.Key(299)} // numbers 100 and 300
+	if got, want := r.Split(0.5), s.Key(199); !bytes.Equal(got, want) {
+		t.Errorf("ordered split = %x, want %x (number 200)", got, want)
+	}
+	h := specWith(t, nil)
+	parts, err := h.Partitions(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := make([]byte, 8)
+	binary.BigEndian.PutUint64(want, 1<<62)
+	if got := parts[0].Split(0.5); !bytes.Equal(got, want) {
+		t.Errorf("hashed split of the lower half = %x, want %x", got, want)
 	}
 }

@@ -72,6 +72,8 @@ func TestBuiltinsMatchThePapers(t *testing.T) {
 		"workloadd":            ycsb(mixOf{0.95, 0, 0.05, 0, 0}, Latest),
 		"workloade":            {mixOf{0, 0, 0.05, 0.95, 0}, Zipfian, 1000, 1000, 8, 100, Uniform},
 		"workloadf":            ycsb(mixOf{0.5, 0, 0, 0, 0.5}, Zipfian),
+		"ycsb-load":            {mixOf{0, 0, 1, 0, 0}, Uniform, 0, 1_000_000, 8, 1000, Uniform},
+		"dmtree-ycsb-load":     {mixOf{0, 0, 1, 0, 0}, Uniform, 0, 1_000_000, 24, 1000, Uniform},
 	}
 	if got := Builtins(); len(got) != len(cases) {
 		t.Errorf("Builtins() = %v, want the %d workloads of this test", got, len(cases))
@@ -94,6 +96,23 @@ func TestBuiltinsMatchThePapers(t *testing.T) {
 				t.Errorf("Name = %q, want %q", s.Name, name)
 			}
 		})
+	}
+	// Key encodings as each paper's benchmark has them: Dolphin's
+	// test/benchmark.cpp uses the Zipfian rank as the key; DMTree's
+	// artifact turns hashing off for scans; DEX's newbench.cpp hashes
+	// ranks onto its keys, RF-tree states nothing.
+	for _, name := range Builtins() {
+		s, err := Builtin(name, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := Hashed
+		if strings.HasPrefix(name, "dolphin-") || name == "dmtree-scan-only" || name == "dmtree-ycsb-e" {
+			want = Ordered
+		}
+		if s.InsertOrder != want {
+			t.Errorf("%s: insertorder %s, want %s", name, s.InsertOrder, want)
+		}
 	}
 	dexRO, err := Builtin("dex-read-only", nil)
 	if err != nil {
@@ -195,8 +214,8 @@ func TestPropertyErrors(t *testing.T) {
 			[]string{"strictly between 0 and 1"}},
 		{"negative records", base + "recordcount=-1\n", nil, "recordcount",
 			[]string{"an integer from 0 to"}},
-		{"ordered inserts", base + "insertorder=ordered\n", nil, "insertorder",
-			[]string{"one of hashed"}},
+		{"unknown insert order", base + "insertorder=random\n", nil, "insertorder",
+			[]string{"one of hashed, ordered"}},
 		{"other workload class", base + "workload=site.ycsb.workloads.TimeSeriesWorkload\n", nil, "workload",
 			[]string{"one of core, site.ycsb.workloads.CoreWorkload"}},
 		{"malformed compatibility property", base + "threadcount=many\n", nil, "threadcount",

@@ -54,6 +54,9 @@ type Spec struct {
 	FieldCount  int64 // a record's value is FieldCount*FieldLength bytes
 	FieldLength int64
 	KeySize     int // bytes per key, big-endian
+	// InsertOrder is how record numbers become keys: hashed (scattered,
+	// the default) or ordered (dense integers).
+	InsertOrder InsertOrder
 
 	Seed            int64 // seeds every stream
 	PartitionedKeys bool  // compute node c draws only keys of partition c
@@ -94,6 +97,7 @@ func defaultSpec() Spec {
 		FieldCount:                prop.FieldCountDefault,
 		FieldLength:               prop.FieldLengthDefault,
 		KeySize:                   8,
+		InsertOrder:               Hashed,
 		Seed:                      1,
 	}
 }
@@ -109,8 +113,13 @@ func (s *Spec) ValueSize() int {
 func (s *Spec) Properties() Properties {
 	props := make(Properties)
 	for _, p := range propertyTable {
-		if p.get != nil {
-			props[p.name] = p.get(s)
+		if p.get == nil {
+			continue
+		}
+		// An empty value is a property at a default that results from
+		// before the property existed did not record.
+		if v := p.get(s); v != "" {
+			props[p.name] = v
 		}
 	}
 	return props

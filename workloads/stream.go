@@ -8,6 +8,7 @@ import (
 	randv2 "math/rand/v2"
 
 	"github.com/pingcap/go-ycsb/pkg/generator"
+	"github.com/pingcap/go-ycsb/pkg/prop"
 )
 
 // OpType is the kind of an operation.
@@ -141,10 +142,10 @@ func (s *Spec) Stream(c Client) (*Stream, error) {
 			st.ops.Add(w.p, int64(w.op))
 		}
 	}
+	if err := st.checkPartition(); err != nil {
+		return nil, err
+	}
 	if s.InsertProportion < 1 {
-		if err := st.checkPartition(); err != nil {
-			return nil, err
-		}
 		st.records = newRecordChooser(st)
 	}
 	if s.ScanProportion > 0 {
@@ -154,14 +155,19 @@ func (s *Spec) Stream(c Client) (*Stream, error) {
 }
 
 // checkPartition makes sure a partitioned client has loaded records to
-// draw from, so that drawing again until a key falls in its partition ends.
+// draw from and insert numbers to take, so that drawing again until a key
+// falls in its partition ends.
 func (st *Stream) checkPartition() error {
 	if !st.spec.PartitionedKeys || st.client.Nodes == 1 {
 		return nil
 	}
-	if loaded := partitionRecords(st.spec.RecordCount, st.client.Nodes)[st.client.Node]; loaded == 0 {
+	if loaded := partitionRecords(&st.spec, st.client.Nodes)[st.client.Node]; loaded == 0 && st.spec.InsertProportion < 1 {
 		return fmt.Errorf("workloads: %s: partition %d of %d holds none of the %d records; use fewer compute nodes or more records",
 			st.spec.Source, st.client.Node, st.client.Nodes, st.spec.RecordCount)
+	}
+	if st.spec.InsertOrder == Ordered && st.spec.InsertProportion > 0 && st.client.Node != st.client.Nodes-1 {
+		return fmt.Errorf("workloads: %s: %s=%s with inserts and partitioned keys: every insert takes a key past the loaded records, in the last partition, and compute node %d of %d would have none; use %s=%s or no inserts",
+			st.spec.Source, prop.InsertOrder, Ordered, st.client.Node, st.client.Nodes, prop.InsertOrder, Hashed)
 	}
 	return nil
 }
@@ -170,9 +176,9 @@ func (st *Stream) checkPartition() error {
 func (st *Stream) Next() Op {
 	op := Op{Type: OpType(st.ops.Next(st.r))}
 	if op.Type == Insert {
-		encodeKey(st.key, keyPrefix(st.nextInsert()))
+		st.spec.encodeRecord(st.key, st.nextInsert())
 	} else {
-		encodeKey(st.key, keyPrefix(st.nextRecord()))
+		st.spec.encodeRecord(st.key, st.nextRecord())
 	}
 	op.Key = st.key
 	switch op.Type {
@@ -232,10 +238,10 @@ func (st *Stream) inPartition(rec int64) bool {
 		return true
 	}
 	if st.part != nil {
-		encodeKey(st.probe, keyPrefix(rec))
+		st.spec.encodeRecord(st.probe, rec)
 		return st.part.Contains(st.probe)
 	}
-	return partitionOf(keyPrefix(rec), st.client.Nodes) == st.client.Node
+	return st.spec.partitionOf(st.spec.InsertOrder.number(rec), st.client.Nodes) == st.client.Node
 }
 
 // SetPartition confines a partitioned client to the keys of r from its
@@ -250,7 +256,7 @@ func (st *Stream) SetPartition(r KeyRange) error {
 	}
 	probe := make([]byte, st.spec.KeySize)
 	for rec := range st.spec.RecordCount {
-		if encodeKey(probe, keyPrefix(rec)); r.Contains(probe) {
+		if st.spec.encodeRecord(probe, rec); r.Contains(probe) {
 			st.part, st.probe = &KeyRange{Start: bytes.Clone(r.Start), End: bytes.Clone(r.End)}, probe
 			return nil
 		}

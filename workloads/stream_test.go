@@ -424,7 +424,7 @@ func TestClientsAndShares(t *testing.T) {
 
 func TestStreamRejectsEmptyPartitions(t *testing.T) {
 	s := specWith(t, Properties{"recordcount": "3", "partitionedkeys": "true"})
-	counts := partitionRecords(3, 64)
+	counts := partitionRecords(s, 64)
 	empty := slices.Index(counts, 0)
 	_, err := s.Stream(Client{Node: empty, Nodes: 64, Index: empty, Total: 64})
 	if err == nil || !strings.Contains(err.Error(), "holds none of the 3 records") {
@@ -433,6 +433,40 @@ func TestStreamRejectsEmptyPartitions(t *testing.T) {
 	full := slices.IndexFunc(counts, func(n int64) bool { return n > 0 })
 	if _, err := s.Stream(Client{Node: full, Nodes: 64, Index: full, Total: 64}); err != nil {
 		t.Errorf("Stream for a partition with records: %v", err)
+	}
+}
+
+func TestOrderedPartitionedInsertsNeedTheLastNode(t *testing.T) {
+	s := specWith(t, Properties{"recordcount": "100", "insertorder": "ordered", "partitionedkeys": "true",
+		"readproportion": "0.5", "insertproportion": "0.5"})
+	_, err := s.Stream(Client{Node: 0, Nodes: 2, Index: 0, Total: 2})
+	if err == nil || !strings.Contains(err.Error(), "in the last partition") {
+		t.Errorf("ordered, partitioned inserts on node 0 of 2: error %v, want one about the last partition", err)
+	}
+	st, err := s.Stream(Client{Node: 1, Nodes: 2, Index: 1, Total: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts, err := s.Partitions(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 200 {
+		if op := st.Next(); !parts[1].Contains(op.Key) {
+			t.Fatalf("%s of key %x outside the last partition %x", op.Type, op.Key, parts[1])
+		}
+	}
+	ro := specWith(t, Properties{"recordcount": "100", "insertorder": "ordered", "partitionedkeys": "true"})
+	for node := range 2 {
+		st, err := ro.Stream(Client{Node: node, Nodes: 2, Index: node, Total: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 200 {
+			if op := st.Next(); !parts[node].Contains(op.Key) {
+				t.Fatalf("node %d: %s of key %x outside its partition", node, op.Type, op.Key)
+			}
+		}
 	}
 }
 

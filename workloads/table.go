@@ -59,10 +59,10 @@ var propertyTable = []property{
 	intProp(PropSeed, math.MinInt64, math.MaxInt64, func(s *Spec) *int64 { return &s.Seed }),
 	boolProp(PropPartitionedKeys, func(s *Spec) *bool { return &s.PartitionedKeys }),
 	boolProp(PropWarmupReadAll, func(s *Spec) *bool { return &s.WarmupReadAll }),
+	insertOrderProp(),
 
 	fixed(prop.Workload, "core", "site.ycsb.workloads.CoreWorkload"),
 	fixed(prop.FieldLengthDistribution, "constant"),
-	fixed(prop.InsertOrder, "hashed"),
 	fixed(prop.InsertStart, "0"),
 	compatible(prop.InsertCount, "an integer equal to recordcount", isIntAtLeast(0)),
 	compatible(prop.ThreadCount, "an integer of at least 1", isIntAtLeast(1)),
@@ -108,6 +108,26 @@ var propertyByName = func() map[string]property {
 	}
 	return m
 }()
+
+// insertOrderProp is go-ycsb's insertorder. Its default, hashed, is left
+// out of Spec.Properties, so that the configuration hashes of results
+// recorded before dmbench implemented ordered keys stay valid.
+func insertOrderProp() property {
+	return property{
+		name: prop.InsertOrder,
+		want: "one of hashed, ordered",
+		set: func(s *Spec, v string) bool {
+			s.InsertOrder = InsertOrder(v)
+			return s.InsertOrder == Hashed || s.InsertOrder == Ordered
+		},
+		get: func(s *Spec) string {
+			if s.InsertOrder == Hashed {
+				return ""
+			}
+			return string(s.InsertOrder)
+		},
+	}
+}
 
 // boolProp is a boolean dmbench property.
 func boolProp(name string, field func(*Spec) *bool) property {
