@@ -13,6 +13,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/dustin/go-humanize"
+
 	"github.com/dmbench/dmbench/internal/atomicfile"
 )
 
@@ -145,7 +147,8 @@ func (r *Result) Summary(w io.Writer) {
 		fmt.Fprintf(tw, "%d\t%s\t%.2f\t%.2f\t%.0f%%\t%.0f%%\t%.0f%%\n", n.ID, n.Role, n.NICMops, n.NICGbps, n.MsgUtil*100, n.BWUtil*100, n.CPUUtil*100)
 	}
 	if r.CSCacheBytes > 0 || r.CacheHitRatio > 0 {
-		fmt.Fprintf(tw, "cache: %.1f%% hits, %d B compute-side; memory-side %d B\n", r.CacheHitRatio*100, r.CSCacheBytes, r.MSBytes)
+		fmt.Fprintf(tw, "cache: %.1f%% hits; compute-side %s in use over %d compute nodes (budget %s per node); memory-side %s\n",
+			r.CacheHitRatio*100, sizeText(r.CSCacheBytes), r.Config.ComputeNodes, sizeText(r.Config.CacheBytes), sizeText(r.MSBytes))
 	}
 	breakdown(tw, "time per op (us)", r.ActivityNsPerOp)
 	if len(r.StepsNsPerOp) > 0 && len(r.StepsNsPerOp[firstKey(r.StepsNsPerOp)]) > 1 {
@@ -191,4 +194,13 @@ func firstKey[V any](m map[string]V) string {
 
 func sortedKeys[V any](m map[string]V) []string {
 	return slices.Sorted(maps.Keys(m))
+}
+
+// sizeText writes a byte count exactly and, from 1 KiB up, in binary units
+// as the papers mean their MB and GB.
+func sizeText(b uint64) string {
+	if b < 1<<10 {
+		return fmt.Sprintf("%d B", b)
+	}
+	return fmt.Sprintf("%d B (%s)", b, humanize.IBytes(b))
 }

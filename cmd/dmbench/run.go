@@ -34,7 +34,7 @@ func runCommand() *cli.Command {
 			&cli.IntFlag{Name: "coroutines", Value: d.Coroutines, Usage: "clients per thread"},
 			&cli.IntFlag{Name: "memory-nodes", Value: d.MemoryNodes},
 			&cli.IntFlag{Name: "memory-cores", Value: d.MemoryCores, Usage: "RPC cores per memory node"},
-			&cli.StringFlag{Name: "cache-bytes", Value: humanize.IBytes(d.CacheBytes), Usage: "compute-side cache per compute node (256MiB, 1GB, ...)"},
+			&cli.StringFlag{Name: "cache-bytes", Value: humanize.IBytes(d.CacheBytes), Usage: "compute-side cache per compute node: bytes, or KiB/MiB/GiB (powers of 1024, what the papers mean by MB and GB) or KB/MB/GB (powers of 1000)"},
 			&cli.StringFlag{Name: "memory-bytes", Usage: "memory region per memory node (default: sized from the workload)"},
 			&cli.Int64Flag{Name: "records", Usage: "records to bulk-load (recordcount)"},
 			&cli.Int64Flag{Name: "ops", Usage: "measured operations (operationcount)"},
@@ -176,7 +176,7 @@ func keyValues(flag string, list []string) (map[string]string, error) {
 func size(flag, s string) (uint64, error) {
 	n, err := humanize.ParseBytes(s)
 	if err != nil {
-		return 0, fmt.Errorf("%s %q: want a byte size such as 4096, 256MiB or 8GB", flag, s)
+		return 0, fmt.Errorf("%s %q: want a byte size such as 4096, 256MiB (2^20 bytes each) or 8GB (10^9 bytes each)", flag, s)
 	}
 	return n, nil
 }

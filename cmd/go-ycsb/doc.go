@@ -43,7 +43,8 @@
 //	dm.threads        fabric threads per compute node (enough for one per go-ycsb thread)
 //	dm.memory-nodes   memory nodes (1)
 //	dm.memory-cores   RPC cores per memory node (1)
-//	dm.cache-bytes    compute-side cache per compute node, e.g. 256MiB (256MiB)
+//	dm.cache-bytes    compute-side cache per compute node, e.g. 256MiB (256MiB);
+//	                  KiB/MiB/GiB are powers of 1024, KB/MB/GB powers of 1000
 //	dm.mode           memory semantics: paper or strict (paper)
 //	dm.seed           seed of the fabric's random sources (1)
 //	dm.keysize        bytes per index key, 8-256 (24)

@@ -69,7 +69,7 @@ var dmProperties = []dmProperty{
 	{"dm.threads", "a positive integer (fabric threads per compute node)", func(o *options, v string) bool { return positive(v, &o.threads) }},
 	{"dm.memory-nodes", "a positive integer", func(o *options, v string) bool { return positive(v, &o.memoryNodes) }},
 	{"dm.memory-cores", "a positive integer (RPC cores per memory node)", func(o *options, v string) bool { return positive(v, &o.memoryCores) }},
-	{"dm.cache-bytes", "a byte size such as 0, 4096, 256MiB or 1GB (compute-side cache per compute node)", func(o *options, v string) bool {
+	{"dm.cache-bytes", "a byte size such as 0, 4096, 256MiB (2^20 bytes each) or 1GB (10^9 bytes each) (compute-side cache per compute node)", func(o *options, v string) bool {
 		return parsed(humanize.ParseBytes, v, &o.cacheBytes)
 	}},
 	{"dm.mode", "paper or strict", func(o *options, v string) bool { return parsed(transport.ParseMode, v, &o.mode) }},
