@@ -145,4 +145,40 @@
 // Zipfian whose keys outside the node's range are drawn again. Its other
 // build draws a separate Zipfian per partition, which has the same shape.
 // Each draw costs about C generator calls.
+//
+// # Traces
+//
+// tracefile=PATH replays a Twitter cache trace (twitter/cache-trace, Yang
+// et al., OSDI 2020; Dolphin Figure 9) instead of drawing operations. A
+// trace file is CSV, one request per line (timestamp, anonymized key, key
+// size, value size, client id, operation, TTL), plain or zstd-compressed
+// (recognised by the zstd magic number, whatever the name). Only the lines
+// a run replays are read:
+//
+//   - the first recordcount lines are the load: every key they name is
+//     bulk-loaded, except keys whose last request there is a delete;
+//   - the next warmupoperationcount lines are the warm-up, the next
+//     operationcount lines the measured phase. get and gets read;
+//     set, add, replace, cas, append, prepend, incr and decr insert when
+//     the key is not in the index at that point of the trace and update it
+//     otherwise; delete deletes. Which it is is decided in trace order, as
+//     the file is read, so it does not depend on how clients interleave.
+//
+// Line j of the warm-up (and of the measured lines) goes to client j mod
+// the number of clients: each client gets exactly its share of either
+// phase, in trace order, and the split is a function of the line numbers
+// alone. A request racing another client's insert of the same key can
+// miss; the runner counts that as failed, as go-ycsb does.
+//
+// Keys follow insertorder. ordered numbers the trace's distinct keys 1, 2,
+// 3, ... in the order the trace first names them and encodes the number
+// as an ordered key (dense keys); hashed takes the 64-bit FNV-1a hash of
+// the key string (0 and 2^64-1 move one step inward) and encodes it as a
+// hashed key's prefix. Key and value sizes in the trace are not used: the
+// index's keys are keysize bytes and its values fieldcount*fieldlength.
+// Proportions and distributions are not used either; partitionedkeys and
+// warmupreadall are refused. Spec.TraceMissing says which file to fetch
+// when it is absent. The traces are not shipped: scripts/gen-twitter-fixture
+// writes synthetic files in the same format (not real data) for tests and
+// trial runs.
 package workloads

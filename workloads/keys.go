@@ -120,6 +120,13 @@ func (s *Spec) Records() (iter.Seq2[[]byte, []byte], error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
+	if s.TraceFile != "" {
+		t, err := s.loadTrace()
+		if err != nil {
+			return nil, err
+		}
+		return s.traceRecords(t), nil
+	}
 	return s.records(recordsPerPass), nil
 }
 

@@ -40,40 +40,42 @@ func TestBuiltinsMatchThePapers(t *testing.T) {
 	do := func(m mixOf, d Distribution) want { return want{m, d, doN, doOps, 8, 100, Uniform} }
 	ycsb := func(m mixOf, d Distribution) want { return want{m, d, 1000, 1000, 8, 1000, Uniform} }
 	cases := map[string]want{
-		"dex-read-only":        dex(mixOf{1, 0, 0, 0, 0}),
-		"dex-read-intensive":   dex(mixOf{0.95, 0.05, 0, 0, 0}),
-		"dex-write-intensive":  dex(mixOf{0.5, 0.5, 0, 0, 0}),
-		"dex-insert-intensive": dex(mixOf{0.5, 0, 0.5, 0, 0}),
-		"dex-scan-intensive":   dex(mixOf{0, 0, 0.05, 0.95, 0}),
-		"dmtree-search-only":   dm(mixOf{1, 0, 0, 0, 0}),
-		"dmtree-insert-only":   dm(mixOf{0, 0, 1, 0, 0}),
-		"dmtree-update-only":   dm(mixOf{0, 1, 0, 0, 0}),
-		"dmtree-scan-only":     dm(mixOf{0, 0, 0, 1, 0}),
-		"dmtree-ycsb-a":        dm(mixOf{0.5, 0.5, 0, 0, 0}),
-		"dmtree-ycsb-b":        dm(mixOf{0.95, 0.05, 0, 0, 0}),
-		"dmtree-ycsb-c":        dm(mixOf{1, 0, 0, 0, 0}),
-		"dmtree-ycsb-d":        dm(mixOf{0.95, 0, 0.05, 0, 0}),
-		"dmtree-ycsb-e":        dm(mixOf{0, 0, 0.05, 0.95, 0}),
-		"dmtree-ycsb-f":        dm(mixOf{0.5, 0, 0, 0, 0.5}),
-		"rftree-load-a":        {mixOf{0, 0, 1, 0, 0}, Zipfian, 0, rfOps, 8, 100, Uniform},
-		"rftree-a":             rf(mixOf{0.5, 0.5, 0, 0, 0}),
-		"rftree-b":             rf(mixOf{0.95, 0.05, 0, 0, 0}),
-		"rftree-c":             rf(mixOf{1, 0, 0, 0, 0}),
-		"rftree-d":             rf(mixOf{0.95, 0, 0.05, 0, 0}),
-		"rftree-e":             rf(mixOf{0, 0, 0.05, 0.95, 0}),
-		"dolphin-ycsb-a":       do(mixOf{0.5, 0.5, 0, 0, 0}, Zipfian),
-		"dolphin-ycsb-c":       do(mixOf{1, 0, 0, 0, 0}, Zipfian),
-		"dolphin-load":         {mixOf{0, 0, 1, 0, 0}, Zipfian, 0, doOps, 8, 100, Uniform},
-		"dolphin-range-only":   do(mixOf{0, 0, 0, 1, 0}, Uniform),
-		"dolphin-range-write":  do(mixOf{0, 0, 0.5, 0.5, 0}, Uniform),
-		"workloada":            ycsb(mixOf{0.5, 0.5, 0, 0, 0}, Zipfian),
-		"workloadb":            ycsb(mixOf{0.95, 0.05, 0, 0, 0}, Zipfian),
-		"workloadc":            ycsb(mixOf{1, 0, 0, 0, 0}, Zipfian),
-		"workloadd":            ycsb(mixOf{0.95, 0, 0.05, 0, 0}, Latest),
-		"workloade":            {mixOf{0, 0, 0.05, 0.95, 0}, Zipfian, 1000, 1000, 8, 100, Uniform},
-		"workloadf":            ycsb(mixOf{0.5, 0, 0, 0, 0.5}, Zipfian),
-		"ycsb-load":            {mixOf{0, 0, 1, 0, 0}, Uniform, 0, 1_000_000, 8, 1000, Uniform},
-		"dmtree-ycsb-load":     {mixOf{0, 0, 1, 0, 0}, Uniform, 0, 1_000_000, 24, 1000, Uniform},
+		"dex-read-only":            dex(mixOf{1, 0, 0, 0, 0}),
+		"dex-read-intensive":       dex(mixOf{0.95, 0.05, 0, 0, 0}),
+		"dex-write-intensive":      dex(mixOf{0.5, 0.5, 0, 0, 0}),
+		"dex-insert-intensive":     dex(mixOf{0.5, 0, 0.5, 0, 0}),
+		"dex-scan-intensive":       dex(mixOf{0, 0, 0.05, 0.95, 0}),
+		"dmtree-search-only":       dm(mixOf{1, 0, 0, 0, 0}),
+		"dmtree-insert-only":       dm(mixOf{0, 0, 1, 0, 0}),
+		"dmtree-update-only":       dm(mixOf{0, 1, 0, 0, 0}),
+		"dmtree-scan-only":         dm(mixOf{0, 0, 0, 1, 0}),
+		"dmtree-ycsb-a":            dm(mixOf{0.5, 0.5, 0, 0, 0}),
+		"dmtree-ycsb-b":            dm(mixOf{0.95, 0.05, 0, 0, 0}),
+		"dmtree-ycsb-c":            dm(mixOf{1, 0, 0, 0, 0}),
+		"dmtree-ycsb-d":            dm(mixOf{0.95, 0, 0.05, 0, 0}),
+		"dmtree-ycsb-e":            dm(mixOf{0, 0, 0.05, 0.95, 0}),
+		"dmtree-ycsb-f":            dm(mixOf{0.5, 0, 0, 0, 0.5}),
+		"rftree-load-a":            {mixOf{0, 0, 1, 0, 0}, Zipfian, 0, rfOps, 8, 100, Uniform},
+		"rftree-a":                 rf(mixOf{0.5, 0.5, 0, 0, 0}),
+		"rftree-b":                 rf(mixOf{0.95, 0.05, 0, 0, 0}),
+		"rftree-c":                 rf(mixOf{1, 0, 0, 0, 0}),
+		"rftree-d":                 rf(mixOf{0.95, 0, 0.05, 0, 0}),
+		"rftree-e":                 rf(mixOf{0, 0, 0.05, 0.95, 0}),
+		"dolphin-ycsb-a":           do(mixOf{0.5, 0.5, 0, 0, 0}, Zipfian),
+		"dolphin-ycsb-c":           do(mixOf{1, 0, 0, 0, 0}, Zipfian),
+		"dolphin-load":             {mixOf{0, 0, 1, 0, 0}, Zipfian, 0, doOps, 8, 100, Uniform},
+		"dolphin-range-only":       do(mixOf{0, 0, 0, 1, 0}, Uniform),
+		"dolphin-range-write":      do(mixOf{0, 0, 0.5, 0.5, 0}, Uniform),
+		"dolphin-twitter-cluster8": {mixOf{0.95, 0.05, 0, 0, 0}, Uniform, 100_000_000, 100_000_000, 8, 1000, Uniform},
+		"dolphin-twitter-cluster9": {mixOf{0.95, 0.05, 0, 0, 0}, Uniform, 100_000_000, 100_000_000, 8, 1000, Uniform},
+		"workloada":                ycsb(mixOf{0.5, 0.5, 0, 0, 0}, Zipfian),
+		"workloadb":                ycsb(mixOf{0.95, 0.05, 0, 0, 0}, Zipfian),
+		"workloadc":                ycsb(mixOf{1, 0, 0, 0, 0}, Zipfian),
+		"workloadd":                ycsb(mixOf{0.95, 0, 0.05, 0, 0}, Latest),
+		"workloade":                {mixOf{0, 0, 0.05, 0.95, 0}, Zipfian, 1000, 1000, 8, 100, Uniform},
+		"workloadf":                ycsb(mixOf{0.5, 0, 0, 0, 0.5}, Zipfian),
+		"ycsb-load":                {mixOf{0, 0, 1, 0, 0}, Uniform, 0, 1_000_000, 8, 1000, Uniform},
+		"dmtree-ycsb-load":         {mixOf{0, 0, 1, 0, 0}, Uniform, 0, 1_000_000, 24, 1000, Uniform},
 	}
 	if got := Builtins(); len(got) != len(cases) {
 		t.Errorf("Builtins() = %v, want the %d workloads of this test", got, len(cases))
@@ -112,6 +114,9 @@ func TestBuiltinsMatchThePapers(t *testing.T) {
 		}
 		if s.InsertOrder != want {
 			t.Errorf("%s: insertorder %s, want %s", name, s.InsertOrder, want)
+		}
+		if trace := strings.TrimPrefix(name, "dolphin-twitter-") + ".0.zst"; strings.HasPrefix(name, "dolphin-twitter-") != (s.TraceFile == trace) {
+			t.Errorf("%s: tracefile %q", name, s.TraceFile)
 		}
 	}
 	dexRO, err := Builtin("dex-read-only", nil)
@@ -314,7 +319,11 @@ func TestJavaPropertiesSyntax(t *testing.T) {
 
 func TestPropertiesRoundTrip(t *testing.T) {
 	for _, name := range Builtins() {
-		s, err := Builtin(name, Properties{PropPartitionedKeys: "true", PropSeed: "-7"})
+		over := Properties{PropPartitionedKeys: "true", PropSeed: "-7"}
+		if strings.HasPrefix(name, "dolphin-twitter-") {
+			over = Properties{PropSeed: "-7", PropTraceFile: "/traces/" + name}
+		}
+		s, err := Builtin(name, over)
 		if err != nil {
 			t.Fatal(err)
 		}

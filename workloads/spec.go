@@ -64,6 +64,11 @@ type Spec struct {
 	// before the warm-up mix, as DMTree's evaluation warms its caches
 	// (DMTree section 5.1).
 	WarmupReadAll bool
+	// TraceFile, when set, replays a Twitter cache trace instead of
+	// drawing operations (see trace.go): recordcount then counts the trace
+	// lines whose keys are bulk-loaded, and the proportions and
+	// distributions are not used.
+	TraceFile string
 }
 
 // Limits on what a Spec may ask for. Record numbers must stay far below 2^63
@@ -149,7 +154,7 @@ func (s *Spec) crossCheck() []*PropertyError {
 			strconv.FormatFloat(sum, 'g', -1, 64),
 			"proportions adding up to 1 (go-ycsb would rescale them silently)")
 	}
-	if s.RecordCount == 0 && sum-s.InsertProportion > 0 {
+	if s.RecordCount == 0 && sum-s.InsertProportion > 0 && s.TraceFile == "" {
 		fail(prop.RecordCount, "0",
 			"at least 1 record for reads, updates, scans and read-modify-writes (0 suits insert-only workloads)")
 	}
@@ -164,5 +169,5 @@ func (s *Spec) crossCheck() []*PropertyError {
 		fail(prop.FieldLength, strconv.FormatInt(s.FieldLength, 10),
 			fmt.Sprintf("fieldcount*fieldlength of at most %d bytes (fieldcount=%d)", maxValueSize, s.FieldCount))
 	}
-	return errs
+	return append(errs, s.checkTrace()...)
 }

@@ -14,13 +14,16 @@ import (
 // OpType is the kind of an operation.
 type OpType uint8
 
-// The operation kinds of go-ycsb's core workload.
+// The operation kinds of go-ycsb's core workload, and Delete.
 const (
 	Read OpType = iota
 	Update
 	Insert
 	Scan
 	ReadModifyWrite
+	// Delete comes only from traces (tracefile): go-ycsb's core workload
+	// has no deletes.
+	Delete
 )
 
 // String returns the name go-ycsb's measurements use for the operation.
@@ -36,6 +39,8 @@ func (t OpType) String() string {
 		return "SCAN"
 	case ReadModifyWrite:
 		return "READ_MODIFY_WRITE"
+	case Delete:
+		return "DELETE"
 	}
 	return fmt.Sprintf("OpType(%d)", uint8(t))
 }
@@ -106,6 +111,8 @@ type Stream struct {
 	// repartitioning moved its keys (SetPartition).
 	part  *KeyRange
 	probe []byte
+	// trace, when set, is the client's share of a replayed trace.
+	trace *traceStream
 }
 
 // Stream returns the operation stream of client c. The same Spec (seed
@@ -125,6 +132,14 @@ func (s *Spec) Stream(c Client) (*Stream, error) {
 		inserts: generator.NewCounter(0),
 		key:     make([]byte, s.KeySize),
 		value:   make([]byte, s.ValueSize()),
+	}
+	if s.TraceFile != "" {
+		t, err := s.loadTrace()
+		if err != nil {
+			return nil, err
+		}
+		st.trace = newTraceStream(t, c)
+		return st, nil
 	}
 	// The same order as go-ycsb's createOperationGenerator, so a file's
 	// proportions map to draws the same way.
@@ -174,6 +189,9 @@ func (st *Stream) checkPartition() error {
 
 // Next returns the next operation.
 func (st *Stream) Next() Op {
+	if st.trace != nil {
+		return st.nextTraced()
+	}
 	op := Op{Type: OpType(st.ops.Next(st.r))}
 	if op.Type == Insert {
 		st.spec.encodeRecord(st.key, st.nextInsert())
@@ -187,6 +205,19 @@ func (st *Stream) Next() Op {
 		op.Value = st.value
 	case Scan:
 		op.ScanLength = int(st.scans.next(st.r))
+	}
+	return op
+}
+
+// nextTraced returns the client's next request of the trace. Written
+// values are drawn like the generated workloads' values.
+func (st *Stream) nextTraced() Op {
+	t := st.trace.take()
+	st.spec.InsertOrder.encode(st.key, t.number)
+	op := Op{Type: t.op, Key: st.key}
+	if t.op == Insert || t.op == Update {
+		st.fillValue()
+		op.Value = st.value
 	}
 	return op
 }

@@ -22,7 +22,7 @@ const (
 
 // acceptedNames is what an unknown property name is told.
 var acceptedNames = fmt.Sprintf("a go-ycsb core workload property (github.com/pingcap/go-ycsb/pkg/prop) or one of dmbench's: %s",
-	strings.Join([]string{PropZipfianConstant, PropSeed, PropKeySize, PropPartitionedKeys, PropWarmupOperationCount, PropWarmupReadAll}, ", "))
+	strings.Join([]string{PropZipfianConstant, PropSeed, PropKeySize, PropPartitionedKeys, PropWarmupOperationCount, PropWarmupReadAll, PropTraceFile}, ", "))
 
 // property is one accepted property name.
 type property struct {
@@ -60,6 +60,9 @@ var propertyTable = []property{
 	boolProp(PropPartitionedKeys, func(s *Spec) *bool { return &s.PartitionedKeys }),
 	boolProp(PropWarmupReadAll, func(s *Spec) *bool { return &s.WarmupReadAll }),
 	insertOrderProp(),
+	{name: PropTraceFile, want: "the path of a Twitter cache trace (CSV, plain or .zst)",
+		set: func(s *Spec, v string) bool { s.TraceFile = v; return true },
+		get: func(s *Spec) string { return s.TraceFile }},
 
 	fixed(prop.Workload, "core", "site.ycsb.workloads.CoreWorkload"),
 	fixed(prop.FieldLengthDistribution, "constant"),
