@@ -106,6 +106,8 @@ func (c *Config) Validate() error {
 		bad("no workload given")
 	} else if err := c.Workload.Validate(); err != nil {
 		errs = append(errs, err)
+	} else if msg := c.Workload.TraceMissing(); msg != "" {
+		errs = append(errs, errors.New(msg))
 	}
 	if c.MaxPhaseNs < 0 {
 		bad("measured-phase cap %d ns must not be negative", c.MaxPhaseNs)

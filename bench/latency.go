@@ -20,7 +20,7 @@ const (
 // opTypes are the operation types the runner records, in tag order: a
 // client tags its verbs with 1 + the operation type, leaving tag 0 for
 // verbs outside any operation.
-var opTypes = []workloads.OpType{workloads.Read, workloads.Update, workloads.Insert, workloads.Scan, workloads.ReadModifyWrite}
+var opTypes = []workloads.OpType{workloads.Read, workloads.Update, workloads.Insert, workloads.Scan, workloads.ReadModifyWrite, workloads.Delete}
 
 // opName is the name results use for an operation type: go-ycsb's.
 func opName(t workloads.OpType) string { return t.String() }
@@ -39,7 +39,7 @@ type recorder struct {
 }
 
 // numOps is the number of operation types.
-const numOps = int(workloads.ReadModifyWrite) + 1
+const numOps = int(workloads.Delete) + 1
 
 func newRecorder(window int64) *recorder {
 	r := &recorder{window: window}

@@ -329,8 +329,9 @@ func (r *runner) fail(err error) {
 }
 
 // apply performs one operation. missed reports an operation that found no
-// key where the workload expects one (a read or update of a loaded key):
-// counted as failed, as go-ycsb counts them, but not fatal.
+// key where the workload expects one (a read, update or delete of a loaded
+// key; with a trace, also a request that raced its key's insert or
+// delete): counted as failed, as go-ycsb counts them, but not fatal.
 func apply(cl indexes.Client, op workloads.Op) (missed bool, err error) {
 	switch op.Type {
 	case workloads.Read:
@@ -346,6 +347,12 @@ func apply(cl indexes.Client, op workloads.Op) (missed bool, err error) {
 		return false, cl.Insert(op.Key, op.Value)
 	case workloads.Scan:
 		return false, cl.Scan(op.Key, op.ScanLength, func(_, _ []byte) bool { return true })
+	case workloads.Delete:
+		err := cl.Delete(op.Key)
+		if errors.Is(err, indexes.ErrNotFound) {
+			return true, nil
+		}
+		return false, err
 	case workloads.ReadModifyWrite:
 		if _, found, err := cl.Search(op.Key); err != nil || !found {
 			return !found, err
