@@ -62,46 +62,51 @@ const (
 )
 
 const (
-	panelW  = 3.6 * vg.Inch
-	panelH  = 2.9 * vg.Inch
-	titleH  = 0.35 * vg.Inch
-	noteH   = 0.18 * vg.Inch
-	maxCols = 3
-	pngDPI  = 160
-	minW    = 7 * vg.Inch // wide enough for a paper's caption and the notes
-	noteLen = 150         // characters per note line
+	panelW    = 3.6 * vg.Inch // a panel's width when its labels need no more
+	maxPanelW = 7.5 * vg.Inch
+	panelH    = 2.9 * vg.Inch
+	titleH    = 0.35 * vg.Inch
+	noteH     = 0.18 * vg.Inch
+	legendH   = 0.2 * vg.Inch // one row of the figure's legend
+	maxCols   = 3
+	pngDPI    = 160
+	minW      = 7 * vg.Inch // wide enough for a paper's caption and the notes
+	margin    = vg.Length(8)
+	// axisRoom is what a panel spends beside and below its data area on
+	// the y axis's ticks and title, and on padding.
+	axisRoom = 0.9 * vg.Inch
 )
+
+// layout is a figure measured out: its panels as gonum plots, the size
+// of each and of the whole, and the legend and notes as they are set.
+type layout struct {
+	plots      []*plot.Plot
+	rows, cols int
+	panelW     vg.Length
+	legend     [][]legendEntry // rows of the figure's legend
+	notes      []string
+	w, h       vg.Length
+}
 
 // Save writes the figure to base.pdf, base.svg and base.png.
 func (f *Figure) Save(base string) error {
-	plots, err := f.panels()
+	lay, err := f.layout()
 	if err != nil {
 		return err
 	}
-	cols := min(len(plots), maxCols)
-	if len(plots) == 4 {
-		cols = 2 // two by two, not three and one
-	}
-	rows := (len(plots) + cols - 1) / cols
-	w := max(vg.Length(cols)*panelW, minW, titleStyle().Width(f.Title)+0.4*vg.Inch)
-	notes := wrap(f.Notes, noteLen)
-	h := vg.Length(rows)*panelH + titleH + vg.Length(len(notes))*noteH + noteH/2
 	canvases := []struct {
 		ext string
-		new func() (vg.CanvasWriterTo, error)
+		new func() vg.CanvasWriterTo
 	}{
-		{"pdf", func() (vg.CanvasWriterTo, error) { return vgpdf.New(w, h), nil }},
-		{"svg", func() (vg.CanvasWriterTo, error) { return vgsvg.New(w, h), nil }},
-		{"png", func() (vg.CanvasWriterTo, error) {
-			return vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(pngDPI), vgimg.UseBackgroundColor(color.White))}, nil
+		{"pdf", func() vg.CanvasWriterTo { return vgpdf.New(lay.w, lay.h) }},
+		{"svg", func() vg.CanvasWriterTo { return vgsvg.New(lay.w, lay.h) }},
+		{"png", func() vg.CanvasWriterTo {
+			return vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(lay.w, lay.h), vgimg.UseDPI(pngDPI), vgimg.UseBackgroundColor(color.White))}
 		}},
 	}
 	for _, c := range canvases {
-		cv, err := c.new()
-		if err != nil {
-			return err
-		}
-		f.draw(draw.New(cv), plots, notes, rows, cols)
+		cv := c.new()
+		f.draw(draw.New(cv), lay)
 		var b bytes.Buffer
 		if _, err := cv.WriteTo(&b); err != nil {
 			return fmt.Errorf("render %s.%s: %w", base, c.ext, err)
@@ -113,35 +118,79 @@ func (f *Figure) Save(base string) error {
 	return nil
 }
 
+// layout sizes the figure by what its text needs: panels as wide as their
+// x tick labels and axis titles ask (within maxPanelW), the figure as wide
+// as its panels and its title, the legend in rows above the panels, and
+// the notes wrapped to the figure's width.
+func (f *Figure) layout() (*layout, error) {
+	plots, err := f.panels()
+	if err != nil {
+		return nil, err
+	}
+	lay := &layout{plots: plots, cols: min(len(plots), maxCols)}
+	if len(plots) == 4 {
+		lay.cols = 2 // two by two, not three and one
+	}
+	lay.rows = (len(plots) + lay.cols - 1) / lay.cols
+	lay.panelW = panelW
+	for i, p := range plots {
+		// A point more than the labels need keeps rounding from
+		// thinning labels that fit.
+		lay.panelW = max(lay.panelW, min(maxPanelW, axisRoom+f.dataWidth(p, f.Panels[i])+1))
+	}
+	for _, p := range plots {
+		fit(p, lay.panelW-axisRoom, panelH-axisRoom)
+	}
+	lay.w = max(vg.Length(lay.cols)*lay.panelW, minW, titleStyle().Width(f.Title)+2*margin)
+	lay.legend = legendRows(f.legendEntries(), lay.w-2*margin)
+	lay.notes = wrapWidth(f.Notes, noteStyle(), lay.w-2*margin)
+	lay.h = titleH + vg.Length(len(lay.legend))*legendH + vg.Length(lay.rows)*panelH +
+		vg.Length(len(lay.notes))*noteH + noteH/2
+	return lay, nil
+}
+
 // titleStyle is how the figure's title is set.
 func titleStyle() draw.TextStyle {
 	return draw.TextStyle{Color: color.Black, Font: font.From(plot.DefaultFont, 12), XAlign: draw.XCenter, YAlign: draw.YTop, Handler: plot.DefaultTextHandler}
 }
 
-// draw lays the title, the panels and the notes out on dc.
-func (f *Figure) draw(dc draw.Canvas, plots []*plot.Plot, notes []string, rows, cols int) {
-	top := dc.Max.Y
-	sty := titleStyle()
-	dc.FillText(sty, vg.Point{X: (dc.Min.X + dc.Max.X) / 2, Y: top - 4}, f.Title)
+// noteStyle is how the notes under the panels are set.
+func noteStyle() draw.TextStyle {
+	return draw.TextStyle{Color: color.Gray{Y: 60}, Font: font.From(plot.DefaultFont, 8), XAlign: draw.XLeft, YAlign: draw.YBottom, Handler: plot.DefaultTextHandler}
+}
 
-	noteFont := font.From(plot.DefaultFont, 8)
-	note := draw.TextStyle{Color: color.Gray{Y: 60}, Font: noteFont, XAlign: draw.XLeft, YAlign: draw.YBottom, Handler: plot.DefaultTextHandler}
-	for i, n := range notes {
-		y := dc.Min.Y + vg.Length(len(notes)-1-i)*noteH + 4
-		dc.FillText(note, vg.Point{X: dc.Min.X + 8, Y: y}, n)
+// draw lays the title, the legend, the panels and the notes out on dc.
+func (f *Figure) draw(dc draw.Canvas, lay *layout) {
+	top := dc.Max.Y
+	dc.FillText(titleStyle(), vg.Point{X: (dc.Min.X + dc.Max.X) / 2, Y: top - 4}, f.Title)
+	top -= titleH
+	for _, row := range lay.legend {
+		drawLegendRow(dc, row, (dc.Min.X+dc.Max.X)/2, top-legendH/2, f.Kind)
+		top -= legendH
+	}
+
+	note := noteStyle()
+	for i, n := range lay.notes {
+		y := dc.Min.Y + vg.Length(len(lay.notes)-1-i)*noteH + 4
+		dc.FillText(note, vg.Point{X: dc.Min.X + margin, Y: y}, n)
 	}
 
 	area := draw.Canvas{Canvas: dc.Canvas, Rectangle: vg.Rectangle{
-		Min: vg.Point{X: dc.Min.X, Y: dc.Min.Y + vg.Length(len(notes))*noteH + noteH/2},
-		Max: vg.Point{X: dc.Max.X, Y: top - titleH},
+		Min: vg.Point{X: dc.Min.X, Y: dc.Min.Y + vg.Length(len(lay.notes))*noteH + noteH/2},
+		Max: vg.Point{X: dc.Max.X, Y: top},
 	}}
-	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Millimeter * 3, PadY: vg.Millimeter * 3, PadTop: vg.Millimeter, PadBottom: vg.Millimeter, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
-	grid := make([][]*plot.Plot, rows)
+	// Panels keep their measured width, centred when the title or the
+	// notes make the figure wider.
+	spare := (area.Max.X - area.Min.X - vg.Length(lay.cols)*lay.panelW) / 2
+	area.Min.X += spare
+	area.Max.X -= spare
+	tiles := draw.Tiles{Rows: lay.rows, Cols: lay.cols, PadX: vg.Millimeter * 3, PadY: vg.Millimeter * 3, PadTop: vg.Millimeter, PadBottom: vg.Millimeter, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
+	grid := make([][]*plot.Plot, lay.rows)
 	for r := range grid {
-		grid[r] = make([]*plot.Plot, cols)
+		grid[r] = make([]*plot.Plot, lay.cols)
 		for c := range grid[r] {
-			if i := r*cols + c; i < len(plots) {
-				grid[r][c] = plots[i]
+			if i := r*lay.cols + c; i < len(lay.plots) {
+				grid[r][c] = lay.plots[i]
 			}
 		}
 	}
@@ -155,19 +204,24 @@ func (f *Figure) draw(dc draw.Canvas, plots []*plot.Plot, notes []string, rows, 
 	}
 }
 
-// panels builds one gonum plot per panel.
+// panels builds one gonum plot per panel. Series keep one colour and
+// marker across panels (their place in the figure's legend), and no panel
+// carries a legend of its own: the figure's sits above them, off the data.
 func (f *Figure) panels() ([]*plot.Plot, error) {
 	if len(f.Panels) == 0 {
 		return nil, errors.New("plots: figure has no panels")
 	}
+	styles := map[string]int{}
+	for i, e := range f.legendEntries() {
+		styles[e.label] = i
+	}
 	var out []*plot.Plot
-	for i, pn := range f.Panels {
+	for _, pn := range f.Panels {
 		p := plot.New()
 		p.Title.Text = pn.Title
 		p.Title.TextStyle.Font.Size = 10
 		p.X.Label.Text, p.Y.Label.Text = f.XLabel, cmp.Or(pn.YLabel, f.YLabel)
-		p.Legend.Top, p.Legend.Left = true, true
-		p.Legend.TextStyle.Font.Size = 8
+		p.X.Label.TextStyle.Font.Size, p.Y.Label.TextStyle.Font.Size = 10, 10
 		p.Add(plotter.NewGrid())
 		logY := f.LogY && f.Kind == Lines && hasPositive(pn)
 		p.Y.Tick.Marker = plainTicks{}
@@ -180,18 +234,14 @@ func (f *Figure) panels() ([]*plot.Plot, error) {
 			if f.LogX {
 				p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
 			}
-			err = addLines(p, pn, logY)
+			err = addLines(p, pn, logY, styles)
 		case Bars:
-			err = addBars(p, pn, f.LogY)
+			err = addBars(p, pn, f.LogY, styles)
 		default:
 			err = fmt.Errorf("plots: figure kind %q is not lines or bars", f.Kind)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("panel %q: %w", pn.Title, err)
-		}
-		if i > 0 {
-			p.Legend = plot.NewLegend() // one legend, in the first panel, as the papers do
-			p.Legend.Top = true
 		}
 		if !f.LogY || f.Kind == Bars {
 			p.Y.Min = 0 // axes start at zero (for log bars: the lowest decade)
@@ -227,8 +277,8 @@ func hasPositive(pn Panel) bool {
 	return false
 }
 
-// headroom leaves the top quarter of a panel to the legend. A panel
-// without data gets the unit range: gonum leaves its range infinite.
+// headroom leaves a little room above the highest point. A panel without
+// data gets the unit range: gonum leaves its range infinite.
 func headroom(p *plot.Plot, log bool) {
 	if math.IsInf(p.Y.Max, 0) || math.IsInf(p.Y.Min, 0) || p.Y.Max <= p.Y.Min {
 		p.Y.Min, p.Y.Max = 0, 1
@@ -237,10 +287,10 @@ func headroom(p *plot.Plot, log bool) {
 		p.X.Min, p.X.Max = 0, 1
 	}
 	if log {
-		p.Y.Max *= 4
+		p.Y.Max *= 1.5
 		return
 	}
-	p.Y.Max = p.Y.Min + (p.Y.Max-p.Y.Min)*1.3
+	p.Y.Max = p.Y.Min + (p.Y.Max-p.Y.Min)*1.08
 }
 
 // plainTicks are gonum's default ticks labelled without trailing zeros
@@ -270,7 +320,7 @@ func (t xTicks) Ticks(lo, hi float64) []plot.Tick {
 	return ts
 }
 
-func addLines(p *plot.Plot, pn Panel, logY bool) error {
+func addLines(p *plot.Plot, pn Panel, logY bool, styles map[string]int) error {
 	var xs []float64
 	for _, s := range pn.Series {
 		for _, x := range s.X {
@@ -283,7 +333,8 @@ func addLines(p *plot.Plot, pn Panel, logY bool) error {
 		slices.Sort(xs)
 		p.X.Tick.Marker = xTicks(xs)
 	}
-	for i, s := range pn.Series {
+	for _, s := range pn.Series {
+		i := styles[s.Label]
 		var xys plotter.XYs
 		for j := range s.X {
 			if !math.IsNaN(s.Y[j]) && (!logY || s.Y[j] > 0) {
@@ -301,12 +352,11 @@ func addLines(p *plot.Plot, pn Panel, logY bool) error {
 		l.Color, l.Width = c, vg.Points(1.3)
 		pts.Color, pts.Shape, pts.Radius = c, shapes[i%len(shapes)], vg.Points(2.6)
 		p.Add(l, pts)
-		p.Legend.Add(s.Label, l, pts)
 	}
 	return nil
 }
 
-func addBars(p *plot.Plot, pn Panel, logY bool) error {
+func addBars(p *plot.Plot, pn Panel, logY bool, styles map[string]int) error {
 	n := len(pn.Series)
 	if n == 0 {
 		return nil
@@ -331,7 +381,7 @@ func addBars(p *plot.Plot, pn Panel, logY bool) error {
 	}
 	// The bars of a category fill three quarters of its share of the panel.
 	w := panelW * 3 / 4 / vg.Length(max(len(pn.Categories), 1)*n) * 3 / 4
-	for i, s := range pn.Series {
+	for k, s := range pn.Series {
 		vals := make(plotter.Values, len(pn.Categories))
 		for j := range vals {
 			if j >= len(s.Y) || math.IsNaN(s.Y[j]) || logY && s.Y[j] <= 0 {
@@ -346,18 +396,20 @@ func addBars(p *plot.Plot, pn Panel, logY bool) error {
 		if err != nil {
 			return err
 		}
-		b.Color = palette[i%len(palette)]
+		b.Color = palette[styles[s.Label]%len(palette)]
 		b.LineStyle.Width = vg.Points(0.5)
-		b.Offset = w * vg.Length(float64(i)-float64(n-1)/2)
+		b.Offset = w * vg.Length(float64(k)-float64(n-1)/2)
 		p.Add(b)
-		p.Legend.Add(s.Label, b)
 	}
 	p.NominalX(shortLabels(pn.Categories)...)
+	// Each category gets an equal share of the axis, its bars centred in it.
+	p.X.Min, p.X.Max = -0.5, float64(len(pn.Categories))-0.5
 	return nil
 }
 
-// shortLabels drops what every category shares at its start
-// ("dmtree-ycsb-a", "dmtree-ycsb-b" -> "a", "b"), cut at a separator, or
+// shortLabels drops what every category shares at its start and at its
+// end ("dmtree-ycsb-a", "dmtree-ycsb-b" -> "a", "b"; "latency.READ.p99",
+// "latency.SCAN.p99" -> "READ", "SCAN"), cut at a separator, or
 // keeps only the last part of dotted names when those are unique, so that
 // labels fit under their bars.
 func shortLabels(cats []string) []string {
@@ -371,9 +423,20 @@ func shortLabels(cats []string) []string {
 		}
 	}
 	prefix = prefix[:strings.LastIndexAny(prefix, "-_./ ")+1]
+	suffix := cats[0][len(prefix):]
+	for _, c := range cats[1:] {
+		for !strings.HasSuffix(c, suffix) {
+			suffix = suffix[1:]
+		}
+	}
+	if i := strings.IndexAny(suffix, "-_./ "); i >= 0 {
+		suffix = suffix[i:]
+	} else {
+		suffix = ""
+	}
 	out := make([]string, len(cats))
 	for i, c := range cats {
-		out[i] = strings.TrimPrefix(c, prefix)
+		out[i] = strings.TrimSuffix(strings.TrimPrefix(c, prefix), suffix)
 	}
 	// Metric names from different families (activity.total.read,
 	// steps.total.crc) share no prefix; their last parts still tell them
@@ -384,23 +447,6 @@ func shortLabels(cats []string) []string {
 	}
 	if slices.Equal(slices.Compact(slices.Sorted(slices.Values(last))), slices.Sorted(slices.Values(last))) {
 		return last
-	}
-	return out
-}
-
-// wrap breaks notes into lines of at most n characters at spaces.
-func wrap(notes []string, n int) []string {
-	var out []string
-	for _, note := range notes {
-		for len(note) > n {
-			cut := strings.LastIndex(note[:n], " ")
-			if cut <= 0 {
-				cut = n
-			}
-			out = append(out, note[:cut])
-			note = strings.TrimLeft(note[cut:], " ")
-		}
-		out = append(out, note)
 	}
 	return out
 }

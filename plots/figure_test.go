@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/plot/vg"
 )
 
 func TestSaveWritesEveryFormat(t *testing.T) {
@@ -68,10 +70,11 @@ func TestLabelsAndNotesFit(t *testing.T) {
 	if got := shortLabels([]string{"p50", "p99"}); got[0] != "p50" {
 		t.Errorf("labels without a separated prefix must stay whole: %v", got)
 	}
-	lines := wrap([]string{strings.Repeat("word ", 70)}, 150)
+	sty := noteStyle()
+	lines := wrapWidth([]string{strings.Repeat("word ", 70)}, sty, 5*vg.Inch)
 	for _, l := range lines {
-		if len(l) > 150 {
-			t.Errorf("note line of %d characters", len(l))
+		if w := sty.Width(l); w > 5*vg.Inch {
+			t.Errorf("note line %q is %v wide, more than 5 in", l, w)
 		}
 	}
 	if len(lines) < 3 {
