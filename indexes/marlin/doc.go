@@ -1,0 +1,3 @@
+// Package marlin is Marlin (An et al., ICPP'23), a concurrent and
+// write-optimized B+-tree on disaggregated memory.
+package marlin
