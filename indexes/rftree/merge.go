@@ -92,6 +92,7 @@ func (c *client) merge(a transport.GAddr, img []byte) error {
 	c.cn.freeMu.Lock()
 	c.cn.free = append(c.cn.free, freePage{addr: r, version: lockVersion(rw) + 1})
 	c.cn.freeMu.Unlock()
+	c.cn.merges.Add(1)
 	return nil
 }
 

@@ -79,7 +79,9 @@ type computeNode struct {
 	free   []freePage
 
 	hits, lookups atomic.Uint64
-	refreshes     atomic.Uint64
+	// refreshes, splits and merges count SLC rebuilds and data-node
+	// structure modifications, for tests and reports.
+	refreshes, splits, merges atomic.Uint64
 }
 
 // freePage is a data node given back by a merge, with the version of its

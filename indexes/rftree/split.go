@@ -65,6 +65,7 @@ func (c *client) splitData(a transport.GAddr, img []byte, i int, key, val []byte
 	if err := c.writeBack(a, left); err != nil {
 		return err
 	}
+	c.cn.splits.Add(1)
 	if wasRoot {
 		return c.growRoot(a, sep, right, 1)
 	}
