@@ -8,6 +8,8 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+
+	"github.com/dmbench/dmbench/internal/splitmix"
 )
 
 // recordsPerPass bounds the keys Records sorts at once: two buffers of
@@ -15,25 +17,12 @@ import (
 // it saves a fifth.
 const recordsPerPass = 1 << 22
 
-// golden is SplitMix64's increment; consecutive multiples of it give
-// well-separated seeds for the finaliser.
-const golden = 0x9e3779b97f4a7c15
-
-// mix is SplitMix64's finaliser. Every step (xor with a right shift,
-// multiplication by an odd constant) is invertible, so mix is a bijection on
-// uint64 and mix(x) == 0 only for x == 0.
-func mix(x uint64) uint64 {
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
-	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
-	return x ^ (x >> 31)
-}
-
 // keyPrefix is the first eight bytes of record rec's key as a number. The +1
 // keeps the prefix of record 0 away from zero: only record number 2^64-1
 // would get it. The all-ones prefix belongs to record 0xcf9a04affa6badbf,
 // also above 2^63, so no int64 record number has either.
 func keyPrefix(rec int64) uint64 {
-	return mix(uint64(rec) + 1)
+	return splitmix.Mix(uint64(rec) + 1)
 }
 
 // encodeKey writes the key with the given prefix into dst (len(dst) is the
@@ -42,17 +31,7 @@ func keyPrefix(rec int64) uint64 {
 // compress common suffixes or hash keys.
 func encodeKey(dst []byte, prefix uint64) {
 	binary.BigEndian.PutUint64(dst, prefix)
-	fillBytes(dst[8:], prefix)
-}
-
-// fillBytes fills dst with a SplitMix64 sequence seeded by seed.
-func fillBytes(dst []byte, seed uint64) {
-	var word [8]byte
-	for off := 0; off < len(dst); off += 8 {
-		seed += golden
-		binary.BigEndian.PutUint64(word[:], mix(seed))
-		copy(dst[off:], word[:])
-	}
+	splitmix.Fill(dst[8:], prefix)
 }
 
 // loadedValueSalt separates a loaded record's value from its key filler,
@@ -155,7 +134,7 @@ func (s *Spec) records(perPass int64) iter.Seq2[[]byte, []byte] {
 			sorted = sortSpread(sorted, prefixes, topBits)
 			for _, k := range sorted {
 				encodeKey(key, k)
-				fillBytes(value, k^loadedValueSalt)
+				splitmix.Fill(value, k^loadedValueSalt)
 				if !yield(key, value) {
 					return
 				}
@@ -174,7 +153,7 @@ func (s *Spec) orderedRecords() iter.Seq2[[]byte, []byte] {
 		for rec := range n {
 			k := Ordered.number(rec)
 			Ordered.encode(key, k)
-			fillBytes(value, k^loadedValueSalt)
+			splitmix.Fill(value, k^loadedValueSalt)
 			if !yield(key, value) {
 				return
 			}

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/dmbench/dmbench/internal/splitmix"
 )
 
 // specWith builds a small read-only Spec with props on top.
@@ -95,7 +97,7 @@ func TestRecordsPublicIteratorAndEarlyStop(t *testing.T) {
 	}
 }
 
-// unmix inverts mix: xor-shifts by s are undone by repeating them, the
+// unmix inverts splitmix.Mix: xor-shifts by s are undone by repeating them, the
 // multiplications by multiplying with the inverse modulo 2^64.
 func unmix(x uint64) uint64 {
 	inverse := func(c uint64) uint64 {
@@ -121,12 +123,12 @@ func TestKeyMappingIsABijectionAvoidingSentinels(t *testing.T) {
 	r := rand.New(rand.NewSource(1))
 	for range 10000 {
 		x := r.Uint64()
-		if unmix(mix(x)) != x {
-			t.Fatalf("unmix(mix(%#x)) = %#x: mix is not inverted", x, unmix(mix(x)))
+		if unmix(splitmix.Mix(x)) != x {
+			t.Fatalf("unmix(splitmix.Mix(%#x)) = %#x: mix is not inverted", x, unmix(splitmix.Mix(x)))
 		}
 	}
-	if mix(0) != 0 {
-		t.Errorf("mix(0) = %#x, want 0 (so that record numbers, shifted by one, never map to 0)", mix(0))
+	if splitmix.Mix(0) != 0 {
+		t.Errorf("splitmix.Mix(0) = %#x, want 0 (so that record numbers, shifted by one, never map to 0)", splitmix.Mix(0))
 	}
 	// Record numbers are int64s from 0; the all-zero and all-ones prefixes
 	// belong to numbers of 2^63 and above, so neither key ever occurs.

@@ -9,6 +9,8 @@ import (
 
 	"github.com/pingcap/go-ycsb/pkg/generator"
 	"github.com/pingcap/go-ycsb/pkg/prop"
+
+	"github.com/dmbench/dmbench/internal/splitmix"
 )
 
 // OpType is the kind of an operation.
@@ -127,7 +129,7 @@ func (s *Spec) Stream(c Client) (*Stream, error) {
 	st := &Stream{
 		spec:    *s,
 		client:  c,
-		r:       rand.New(pcgSource{randv2.NewPCG(mix(uint64(s.Seed)), mix(uint64(c.Index)+golden))}),
+		r:       rand.New(pcgSource{randv2.NewPCG(splitmix.Mix(uint64(s.Seed)), splitmix.Mix(uint64(c.Index)+splitmix.Golden))}),
 		ops:     generator.NewDiscrete(),
 		inserts: generator.NewCounter(0),
 		key:     make([]byte, s.KeySize),

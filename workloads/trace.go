@@ -15,6 +15,8 @@ import (
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/dmbench/dmbench/internal/splitmix"
 )
 
 // PropTraceFile names a Twitter cache trace (twitter/cache-trace, Yang et
@@ -312,7 +314,7 @@ func (s *Spec) traceRecords(t *trace) func(yield func(key, value []byte) bool) {
 		value := make([]byte, s.ValueSize())
 		for _, n := range t.loaded {
 			s.InsertOrder.encode(key, n)
-			fillBytes(value, n^loadedValueSalt)
+			splitmix.Fill(value, n^loadedValueSalt)
 			if !yield(key, value) {
 				return
 			}

@@ -8,27 +8,9 @@ import (
 	"slices"
 
 	"github.com/google/btree"
+
+	"github.com/dmbench/dmbench/internal/splitmix"
 )
-
-// golden is SplitMix64's increment; mix its finaliser, a bijection on
-// uint64 with mix(x) == 0 only for x == 0.
-const golden = 0x9e3779b97f4a7c15
-
-func mix(x uint64) uint64 {
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
-	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
-	return x ^ (x >> 31)
-}
-
-// fill fills dst with a SplitMix64 sequence seeded by seed.
-func fill(dst []byte, seed uint64) {
-	var word [8]byte
-	for off := 0; off < len(dst); off += 8 {
-		seed += golden
-		binary.BigEndian.PutUint64(word[:], mix(seed))
-		copy(dst[off:], word[:])
-	}
-}
 
 // Key returns key number i of a size-byte key space (size >= 8). Keys come
 // in groups of 16 consecutive numbers that differ only in their last byte,
@@ -45,8 +27,8 @@ func Key(i uint64, size int) []byte {
 	}
 	k := make([]byte, size)
 	g := i >> 4
-	fill(k[:size-8], g)
-	binary.BigEndian.PutUint64(k[size-8:], mix(g+1)&^0xff|i&0xf)
+	splitmix.Fill(k[:size-8], g)
+	binary.BigEndian.PutUint64(k[size-8:], splitmix.Mix(g+1)&^0xff|i&0xf)
 	return k
 }
 
@@ -59,7 +41,7 @@ func Value(id uint64, size int) []byte {
 	}
 	v := make([]byte, size)
 	binary.BigEndian.PutUint64(v, id)
-	fill(v[8:], id^0x6a09e667f3bcc908)
+	splitmix.Fill(v[8:], id^0x6a09e667f3bcc908)
 	return v
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/dmbench/dmbench/cost"
+	"github.com/dmbench/dmbench/internal/splitmix"
 	"github.com/dmbench/dmbench/transport"
 )
 
@@ -99,7 +100,7 @@ type lockRef struct {
 // CityHash64 of the page address.
 func (x *Index) lockOf(node transport.GAddr) lockRef {
 	t := &x.locks[node.Node()]
-	i := mix64(uint64(node)) % t.n
+	i := splitmix.Mix(uint64(node)) % t.n
 	return lockRef{mem: node.Node(), index: i, addr: t.base.Add(i * 8)}
 }
 
@@ -107,15 +108,6 @@ func (x *Index) lockOf(node transport.GAddr) lockRef {
 func (c *client) lockOf(node transport.GAddr) lockRef {
 	c.charge(cost.HashKey())
 	return c.x.lockOf(node)
-}
-
-// mix64 is SplitMix64's finaliser: a deterministic hash of an address.
-func mix64(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	return x ^ x>>31
 }
 
 // threadTag is the non-zero tag a client writes into a lock word.
