@@ -148,6 +148,7 @@ const (
 	Pass       = "pass"
 	Missed     = "MISSED"
 	Missing    = "missing index"
+	NeedsInput = "needs input"
 	NotAtScale = "not at this scale"
 	NoData     = "no data"
 )
@@ -176,6 +177,8 @@ func evaluate(s *Spec, c Claim, runs map[pointKey]Outcome) Verdict {
 			v.Status, v.Reason = NotAtScale, r.String()+" is not run at this scale"
 		case o.Missing != "":
 			v.Status, v.Reason = Missing, o.Missing
+		case o.NeedsInput != "" && o.Result == nil:
+			v.Status, v.Reason = NeedsInput, o.NeedsInput
 		case o.Err != nil:
 			v.Status, v.Reason = NoData, fmt.Sprintf("%s failed: %v", r, o.Err)
 		case o.Result == nil:

@@ -10,7 +10,9 @@
 // them in parallel, keeping each finished run's JSON so an interrupted
 // sweep resumes where it stopped; Evaluate checks the claims against the
 // runs. A series whose index is not implemented yet is reported as
-// missing, never dropped silently.
+// missing, never dropped silently; a point whose workload replays a trace
+// that is not at hand (Inputs.TraceDir) "needs input": it is not run, and
+// its status names the file to fetch, while the rest of the figure runs.
 //
 // Scaling: the papers load 10^7 to 10^9 records; a scale preset loads
 // fewer. Sizes that the papers give relative to their data (compute-side

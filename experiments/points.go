@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"maps"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -35,6 +36,17 @@ type Point struct {
 	// Missing says why the point cannot run: its index is not
 	// implemented yet.
 	Missing string
+	// NeedsInput says which input file the point's run needs and where
+	// to fetch it (a trace that is not shipped); a result saved by an
+	// earlier sweep that had the file still counts.
+	NeedsInput string
+}
+
+// Inputs locate the input files that are not shipped with dmbench.
+type Inputs struct {
+	// TraceDir is the folder a workload's relative tracefile is looked
+	// up in; "" looks it up in the working folder.
+	TraceDir string
 }
 
 func (p *Point) key() pointKey {
@@ -49,8 +61,14 @@ func (p *Point) key() pointKey {
 func (p *Point) XLabel() string { return p.key().x }
 
 // Expand turns the spec at a scale into its points: panels x series x
-// axis values, in that order.
+// axis values, in that order, with input files looked up in the working
+// folder.
 func (s *Spec) Expand(scale string) ([]Point, error) {
+	return s.ExpandInputs(scale, Inputs{})
+}
+
+// ExpandInputs is Expand with input files looked up where in says.
+func (s *Spec) ExpandInputs(scale string, in Inputs) ([]Point, error) {
 	sc, ok := s.Scales[scale]
 	if !ok {
 		return nil, fmt.Errorf("scale %q is not one of %s", scale, strings.Join(Scales, ", "))
@@ -83,7 +101,7 @@ func (s *Spec) Expand(scale string) ([]Point, error) {
 				} else {
 					p.X = xs[i]
 				}
-				if err := s.configure(&p, sc, panel, se, workload); err != nil {
+				if err := s.configure(&p, sc, panel, se, workload, in); err != nil {
 					return nil, err
 				}
 				points = append(points, p)
@@ -94,7 +112,7 @@ func (s *Spec) Expand(scale string) ([]Point, error) {
 }
 
 // configure builds a point's run configuration.
-func (s *Spec) configure(p *Point, sc Scale, panel Panel, se Series, workload string) error {
+func (s *Spec) configure(p *Point, sc Scale, panel Panel, se Series, workload string, in Inputs) error {
 	c := bench.Default()
 	c.Profile = s.Profile
 	cl := s.Cluster
@@ -144,11 +162,15 @@ func (s *Spec) configure(p *Point, sc Scale, panel Panel, se Series, workload st
 	if err != nil {
 		return fmt.Errorf("spec %s: panel %s, series %s: %w", s.file, panel.Name, se.Label, err)
 	}
+	if w.TraceFile != "" && in.TraceDir != "" && !filepath.IsAbs(w.TraceFile) {
+		w.TraceFile = filepath.Join(in.TraceDir, w.TraceFile)
+	}
 	c.Workload = w
 	p.Config = c
 	if _, err := indexes.Lookup(se.Index); err != nil {
 		p.Missing = fmt.Sprintf("index %s is not implemented yet", se.Index)
 	}
+	p.NeedsInput = w.TraceMissing()
 	p.Hash = configHash(&c)
 	p.ID = fmt.Sprintf("%s__%s__%s__%s", safe(p.Panel), safe(p.Series), safe(p.key().x), p.Hash)
 	return nil
@@ -165,14 +187,20 @@ func safe(s string) string {
 }
 
 // configHash is a short hash of everything that determines a run (JSON
-// writes map keys sorted, so equal configs hash equally).
+// writes map keys sorted, so equal configs hash equally). A trace counts
+// by its file name, not the folder it was found in, so that saved runs
+// are found again wherever the traces are kept.
 func configHash(c *bench.Config) string {
 	plain := *c
 	plain.Workload = nil
+	props := c.Workload.Properties()
+	if tf, ok := props[workloads.PropTraceFile]; ok {
+		props[workloads.PropTraceFile] = filepath.Base(tf)
+	}
 	b, _ := json.Marshal(struct {
 		C     bench.Config
 		Props workloads.Properties
-	}{plain, c.Workload.Properties()})
+	}{plain, props})
 	h := fnv.New64a()
 	h.Write(b)
 	return fmt.Sprintf("%08x", h.Sum64()>>32)

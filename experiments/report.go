@@ -22,6 +22,9 @@ type Report struct {
 	Verdicts []Verdict
 	// Missing lists the series whose index is not implemented yet.
 	Missing []string
+	// Inputs lists, once each, the input files that points without a
+	// result need (NeedsInput).
+	Inputs []string
 	// Files are the outputs written.
 	Files []string
 }
@@ -39,6 +42,11 @@ func NewReport(s *Spec, scale string, outs []Outcome) *Report {
 				r.Missing = append(r.Missing, fmt.Sprintf("%s (%s)", se.Label, se.Index))
 				break
 			}
+		}
+	}
+	for _, o := range outs {
+		if o.NeedsInput != "" && o.Result == nil && !slices.Contains(r.Inputs, o.NeedsInput) {
+			r.Inputs = append(r.Inputs, o.NeedsInput)
 		}
 	}
 	return r
@@ -130,6 +138,9 @@ func (r *Report) Figure() *plots.Figure {
 	if len(r.Missing) > 0 {
 		f.Notes = append(f.Notes, "missing (index not implemented yet): "+strings.Join(r.Missing, ", "))
 	}
+	for _, in := range r.Inputs {
+		f.Notes = append(f.Notes, "needs input: "+in)
+	}
 	f.Notes = append(f.Notes, changes...)
 	f.Notes = append(f.Notes, s.Notes...)
 	return f
@@ -220,6 +231,8 @@ func (r *Report) writeRuns(path string) error {
 		switch {
 		case o.Missing != "":
 			row = append(row, "missing: "+o.Missing)
+		case o.NeedsInput != "" && o.Result == nil:
+			row = append(row, "needs input: "+o.NeedsInput)
 		case o.Err != nil:
 			row = append(row, "failed: "+o.Err.Error())
 		case o.Result == nil:
@@ -247,6 +260,9 @@ func (r *Report) ClaimsMarkdown() string {
 	if len(r.Missing) > 0 {
 		fmt.Fprintf(&b, "Missing series (index not implemented yet): %s.\n\n", strings.Join(r.Missing, ", "))
 	}
+	for _, in := range r.Inputs {
+		fmt.Fprintf(&b, "Needs input: %s.\n\n", in)
+	}
 	b.WriteString("| claim | section | the paper says | expected | measured | result |\n|---|---|---|---|---|---|\n")
 	for _, v := range r.Verdicts {
 		measured := v.Measured
@@ -261,7 +277,7 @@ func (r *Report) ClaimsMarkdown() string {
 }
 
 // Tally counts the verdicts: passed, missed, and not evaluated (missing
-// index, not at this scale, no data).
+// index, needs input, not at this scale, no data).
 func (r *Report) Tally() (pass, missed, open int) {
 	for _, v := range r.Verdicts {
 		switch v.Status {

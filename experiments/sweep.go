@@ -43,7 +43,8 @@ func RunsDir(dir string, s *Spec, scale string) string {
 	return filepath.Join(dir, filepath.FromSlash(s.ID)+".runs", scale)
 }
 
-// Sweep runs every point that is not missing and has no result yet, in
+// Sweep runs every point that is not missing, has its inputs and has no
+// result yet, in
 // parallel, saving each result as it finishes so that an interrupted sweep
 // (ctx cancelled) resumes where it stopped. A result file that does not
 // parse stops the sweep before anything runs: it is reported, never
@@ -67,7 +68,7 @@ func Sweep(ctx context.Context, s *Spec, points []Point, opt Options) ([]Outcome
 	var pending []int
 	first := map[string]int{}
 	for i, o := range out {
-		if o.Missing != "" || o.Result != nil {
+		if o.Missing != "" || o.Result != nil || o.NeedsInput != "" {
 			continue
 		}
 		if j, ok := saved[o.Hash]; ok {

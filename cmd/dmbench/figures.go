@@ -23,14 +23,20 @@ func figureFlags() []cli.Flag {
 		&cli.StringFlag{Name: "scale", Value: "default", Usage: "run size: " + strings.Join(experiments.Scales, ", ")},
 		&cli.StringFlag{Name: "out", Value: "results", Usage: "results `DIR`"},
 		&cli.IntFlag{Name: "jobs", Usage: "runs at once (default: one per core)"},
+		&cli.StringFlag{Name: "trace-dir", Usage: "`DIR` holding the Twitter cache traces (cluster8.0.zst, cluster9.0.zst) that trace figures replay; without them their points need input"},
 	}
+}
+
+// inputs locate the input files a figure's points need.
+func inputs(ctx *cli.Context) experiments.Inputs {
+	return experiments.Inputs{TraceDir: ctx.String("trace-dir")}
 }
 
 func reproduceCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "reproduce",
 		Usage:     "run, plot and check the claims of catalog figures (resumable)",
-		UsageText: "dmbench reproduce [--scale small|default|large] [--jobs N] FIGURE... (e.g. dex/fig6, fig6, dmtree)",
+		UsageText: "dmbench reproduce [--scale small|default|large] [--jobs N] [--trace-dir DIR] FIGURE... (e.g. dex/fig6, fig6, dmtree)",
 		Flags:     figureFlags(),
 		Action: func(ctx *cli.Context) error {
 			specs, err := figureArgs(ctx)
@@ -153,7 +159,7 @@ func reproduce(ctx *cli.Context, specs []*experiments.Spec) error {
 	defer stop()
 	var failed []error
 	for _, s := range specs {
-		points, err := s.Expand(ctx.String("scale"))
+		points, err := s.ExpandInputs(ctx.String("scale"), inputs(ctx))
 		if err != nil {
 			return err
 		}
@@ -177,7 +183,7 @@ func reproduce(ctx *cli.Context, specs []*experiments.Spec) error {
 }
 
 func collect(ctx *cli.Context, s *experiments.Spec) (*experiments.Report, error) {
-	points, err := s.Expand(ctx.String("scale"))
+	points, err := s.ExpandInputs(ctx.String("scale"), inputs(ctx))
 	if err != nil {
 		return nil, err
 	}
@@ -194,6 +200,9 @@ func printReport(w io.Writer, r *experiments.Report) {
 	fmt.Fprintf(w, "\n%s (%s, scale %s): %d claims passed, %d missed, %d not evaluated\n", r.Spec.ID, r.Spec.Figure, r.Scale, pass, missed, open)
 	if len(r.Missing) > 0 {
 		fmt.Fprintf(w, "  missing series (index not implemented yet): %s\n", strings.Join(r.Missing, ", "))
+	}
+	for _, in := range r.Inputs {
+		fmt.Fprintf(w, "  needs input: %s\n", in)
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, v := range r.Verdicts {
