@@ -19,7 +19,7 @@ func init() {
 		Summary: "FG-style B-link tree: no compute-side cache, 1 KB nodes spread round-robin, CRC32-checked optimistic reads, CAS locks, one-WRITE unlock",
 		Steps:   []string{"crc"},
 		Params: []indexes.Param{
-			{Name: "node_bytes", Kind: indexes.KindInt, Default: "1024", Min: 256, Max: 65536,
+			{Name: "node_bytes", Kind: indexes.KindInt, Default: "1024", Min: 128, Max: 65536,
 				Doc: "bytes per node, leaves and internal nodes alike (FG: 1 KB), a multiple of 64"},
 			{Name: "bulk_fill", Kind: indexes.KindFloat, Default: "0.75", Min: 0.05, Max: 1,
 				Doc: "fraction of each node BulkLoad fills"},

@@ -12,9 +12,10 @@ import (
 // c.lk) that key and val go into at entry i: the upper half moves to a new
 // right sibling, which is written first, then the leaf, narrowed to the
 // separator and linked to it, is written whole and unlocked. Readers that
-// still come to the leaf for a moved key go right. Then the separator goes
-// into the parent, with no lock held.
-func (c *client) splitLeaf(a transport.GAddr, i int, key, val []byte) error {
+// still come to the leaf for a moved key go right. It returns the
+// separator and the new node, for the caller to insert into the parent
+// with no lock held.
+func (c *client) splitLeaf(a transport.GAddr, i int, key, val []byte) ([]byte, transport.GAddr, error) {
 	l := &c.x.l
 	img := c.lk
 	n := count(img)
@@ -37,10 +38,7 @@ func (c *client) splitLeaf(a transport.GAddr, i int, key, val []byte) error {
 	c.charge(cost.Copy(2 * l.size))
 
 	newA, err := c.halfSplit(a, img, right, sep)
-	if err != nil {
-		return err
-	}
-	return c.insertParent(1, sep, a, newA)
+	return sep, newA, err
 }
 
 // splitInner splits the locked, full internal node a (image c.lk) while

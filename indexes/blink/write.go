@@ -48,7 +48,11 @@ func (c *client) store(key, val []byte, mode storeMode) error {
 		l.leafInsertAt(img, i, key, val)
 		c.charge(cost.Copy((n - i) * l.leafEntry))
 	default:
-		return c.splitLeaf(a, i, key, val)
+		sep, right, err := c.splitLeaf(a, i, key, val)
+		if err != nil {
+			return err
+		}
+		return c.insertParent(1, sep, a, right)
 	}
 	return c.release(a, img)
 }
