@@ -38,6 +38,9 @@ func write(dir, name string, lines int, seed int64, plain bool) error {
 	if !ok {
 		return fmt.Errorf("no profile %q; want cluster8, cluster9 or mixed", name)
 	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
 	path := filepath.Join(dir, name+".0.zst")
 	if plain {
 		path = filepath.Join(dir, name+".0")
