@@ -36,8 +36,13 @@ func Build(c *Config) (transport.Fabric, indexes.Index, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("build %s fabric: %w", c.Fabric, err)
 	}
+	loaded, err := c.Workload.LoadedRecords()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
 	env := indexes.Env{Fabric: f, KeySize: c.Workload.KeySize, ValueSize: c.Workload.ValueSize(), CacheBytes: c.CacheBytes,
-		Records: uint64(c.Workload.RecordCount)}
+		Records: uint64(loaded)}
 	if c.Workload.PartitionedKeys {
 		parts, err := c.partitions()
 		if err != nil {

@@ -322,6 +322,19 @@ func (s *Spec) traceRecords(t *trace) func(yield func(key, value []byte) bool) {
 	}
 }
 
+// LoadedRecords is how many records the bulk load holds: recordcount, or
+// for a trace the distinct keys its load lines leave in the index.
+func (s *Spec) LoadedRecords() (int64, error) {
+	if s.TraceFile == "" {
+		return s.RecordCount, nil
+	}
+	t, err := s.loadTrace()
+	if err != nil {
+		return 0, err
+	}
+	return int64(len(t.loaded)), nil
+}
+
 // TraceMissing says which trace file a spec needs and where to fetch it,
 // when the file is not there; "" when the spec replays no trace or the
 // file exists.

@@ -80,6 +80,9 @@ func TestTraceMapsOperationsInTraceOrder(t *testing.T) {
 	if want := []string{numKey(1), numKey(2)}; !slices.Equal(loaded, want) {
 		t.Errorf("bulk load %x, want keys 1 and 2 (a and b; c was deleted)", loaded)
 	}
+	if n, err := s.LoadedRecords(); n != 2 || err != nil {
+		t.Errorf("LoadedRecords() = %d, %v; want the 2 keys of the bulk load", n, err)
+	}
 	st, err := s.Stream(Client{Node: 0, Nodes: 1, Index: 0, Total: 1})
 	if err != nil {
 		t.Fatal(err)
