@@ -144,7 +144,8 @@ func readTrace(path string, k traceKey) (*trace, error) {
 	need := k.load + k.warmup + k.ops
 	keys := newTraceKeys(k.order)
 	present := map[uint64]bool{}
-	t := &trace{warmup: k.warmup, ops: make([]traceOp, 0, k.warmup+k.ops)}
+	// The capacity is capped: a file may end long before the counts.
+	t := &trace{warmup: k.warmup, ops: make([]traceOp, 0, min(k.warmup+k.ops, 1<<22))}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	line := int64(0)
