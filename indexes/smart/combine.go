@@ -1,0 +1,173 @@
+package smart
+
+import (
+	"sync/atomic"
+
+	"github.com/dmbench/dmbench/cost"
+	"github.com/dmbench/dmbench/transport"
+)
+
+// localTable is a compute node's local lock table for read delegation and
+// write combining (SMART section 4.3): a client that searches a key
+// another client of its compute node is already searching waits and
+// takes that client's answer; a client that writes a key another client
+// is writing hands it its value and waits. Each bucket is a cache line
+// the node's threads contend on, so it is a transport Mutex held while
+// its holder pays a cache-line transfer.
+//
+// Two rules keep this linearizable where the artifact's table is not
+// (see doc.go): a waiter takes the leader's answer only if it joined
+// before the leader posted the READ the answer came from, and its value
+// rides on the leader's WRITE only if it joined before the leader took
+// the values (just before that WRITE). Every other waiter is woken to try
+// again when the leader finishes.
+type localTable struct {
+	buckets [tableBuckets]bucket
+}
+
+const tableBuckets = 1024
+
+type bucket struct {
+	mu     transport.Mutex
+	reads  map[string]*readGroup
+	writes map[string]*writeGroup
+}
+
+func newLocalTable() *localTable { return &localTable{} }
+
+func (t *localTable) bucket(key []byte) *bucket {
+	// A fixed-seed FNV-1a spreads keys over buckets deterministically.
+	h := uint64(14695981039346656037)
+	for _, b := range key {
+		h = (h ^ uint64(b)) * 1099511628211
+	}
+	return &t.buckets[h%tableBuckets]
+}
+
+func (b *bucket) lock(ep transport.Endpoint) {
+	b.mu.Lock(ep)
+	ep.Compute(cost.CachelineTransfer())
+}
+
+// readGroup is the searches of one key led by one client.
+type readGroup struct {
+	posts   atomic.Int64 // READs the leader has posted
+	waiters []*reader
+}
+
+type reader struct {
+	gate   transport.Gate
+	joined int64 // the leader's posts when this reader joined
+	served bool
+	val    []byte
+	found  bool
+	err    error
+}
+
+// joinRead makes the caller the leader of key's searches (nil reader) or
+// a waiter on the current leader.
+func (t *localTable) joinRead(ep transport.Endpoint, key []byte) (*readGroup, *reader) {
+	b := t.bucket(key)
+	b.lock(ep)
+	defer b.mu.Unlock()
+	if g := b.reads[string(key)]; g != nil {
+		r := &reader{joined: g.posts.Load()}
+		g.waiters = append(g.waiters, r)
+		return g, r
+	}
+	if b.reads == nil {
+		b.reads = map[string]*readGroup{}
+	}
+	g := &readGroup{}
+	b.reads[string(key)] = g
+	return g, nil
+}
+
+// finishRead ends the leader's search: waiters that joined before READ
+// number final get its answer, the others are woken to search again.
+func (t *localTable) finishRead(ep transport.Endpoint, key []byte, g *readGroup, final int64, val []byte, found bool, err error) {
+	b := t.bucket(key)
+	b.lock(ep)
+	delete(b.reads, string(key))
+	waiters := g.waiters
+	b.mu.Unlock()
+	for _, r := range waiters {
+		if r.joined < final {
+			r.served, r.val, r.found, r.err = true, val, found, err
+		}
+		r.gate.Open()
+	}
+}
+
+// writeGroup is the writes of one key led by one client.
+type writeGroup struct {
+	open    bool   // the leader has not taken the values yet
+	pending []byte // the last value handed over
+	waiters []*writer
+}
+
+type writer struct {
+	gate transport.Gate
+	done bool // the leader's WRITE carried this writer's value
+	err  error
+}
+
+// joinWrite makes the caller the leader of key's writes (nil writer) or
+// a waiter whose value the leader will write.
+func (t *localTable) joinWrite(ep transport.Endpoint, key, val []byte) (*writeGroup, *writer) {
+	b := t.bucket(key)
+	b.lock(ep)
+	defer b.mu.Unlock()
+	if g := b.writes[string(key)]; g != nil {
+		w := &writer{}
+		if g.open {
+			g.pending = append(g.pending[:0], val...)
+		}
+		g.waiters = append(g.waiters, w)
+		return g, w
+	}
+	if b.writes == nil {
+		b.writes = map[string]*writeGroup{}
+	}
+	g := &writeGroup{open: true}
+	b.writes[string(key)] = g
+	return g, nil
+}
+
+// take closes the group to new values just before the leader's WRITE and
+// returns the value to write: the last one handed over, or the leader's.
+// Calling it again returns the value taken the first time.
+func (t *localTable) take(ep transport.Endpoint, key []byte, g *writeGroup, own []byte, taken *[]byte, riders *[]*writer) []byte {
+	if *taken != nil {
+		return *taken
+	}
+	b := t.bucket(key)
+	b.lock(ep)
+	v := own
+	if g.pending != nil {
+		v = append([]byte(nil), g.pending...)
+	}
+	g.open = false
+	*riders = g.waiters
+	g.waiters = nil
+	b.mu.Unlock()
+	*taken = v
+	return v
+}
+
+// finishWrite ends the leader's write: the riders share its outcome, the
+// writers that came later are woken to write again.
+func (t *localTable) finishWrite(ep transport.Endpoint, key []byte, g *writeGroup, riders []*writer, err error) {
+	b := t.bucket(key)
+	b.lock(ep)
+	delete(b.writes, string(key))
+	later := g.waiters
+	b.mu.Unlock()
+	for _, w := range riders {
+		w.done, w.err = true, err
+		w.gate.Open()
+	}
+	for _, w := range later {
+		w.gate.Open()
+	}
+}

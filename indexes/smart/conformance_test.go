@@ -1,0 +1,20 @@
+package smart_test
+
+import (
+	"testing"
+
+	"github.com/dmbench/dmbench/indexes/indextest"
+	_ "github.com/dmbench/dmbench/indexes/smart"
+)
+
+// SMART passes the conformance suite with masked CAS and with the
+// plain-CAS fallback (which also runs without read delegation and write
+// combining, so both paths of every write are covered).
+func TestConformance(t *testing.T) {
+	for _, p := range []map[string]string{
+		nil,
+		{"maskedcas": "false", "delegation": "false"},
+	} {
+		indextest.Run(t, "smart", p)
+	}
+}

@@ -1,0 +1,255 @@
+package smart
+
+import (
+	"encoding/binary"
+	"hash/crc64"
+
+	"github.com/dmbench/dmbench/transport"
+)
+
+// Allocation: slots keep a node's or leaf's offset shifted right by 8
+// bits, so every allocation is 256-byte aligned and rounded up to 256
+// bytes (SMART's include/LocalAllocator.h): a 34-byte leaf takes 256
+// bytes, a 2,064-byte internal node 2,304.
+const (
+	allocAlign = 256
+	fanout     = 256
+	numTypes   = 7 // capacities 4, 8, ..., 256 (fine-grained node types)
+	// maxPrefix is the compressed prefix a header holds; longer common
+	// prefixes become chains of nodes.
+	maxPrefix = 6
+)
+
+// Internal node: reverse pointer, header word, 256 slots. It is always
+// allocated whole; its type only bounds how many slot bytes a READ fetches.
+const (
+	nodeRev    = 0
+	nodeHeader = 8
+	nodeSlots  = 16
+	nodeBytes  = nodeSlots + fanout*8 // 2,064
+)
+
+func roundAlloc(n int) uint64 { return uint64((n + allocAlign - 1) / allocAlign * allocAlign) }
+
+// capacity is the number of slots of node type t.
+func capacity(t int) int { return 4 << t }
+
+// typeFor is the smallest type whose capacity exceeds slot index i.
+func typeFor(i int) int {
+	for t := range numTypes {
+		if capacity(t) > i {
+			return t
+		}
+	}
+	return numTypes - 1
+}
+
+// nodeReadBytes is what a READ of a node of type t fetches.
+func nodeReadBytes(t int) int { return nodeSlots + 8*capacity(t) }
+
+// Slot (8 bytes, one little-endian word, updated only by CAS):
+//
+//	bits  0-39  offset >> 8 of the leaf or node
+//	bits 40-47  memory node id
+//	bits 48-54  leaf length (leaves, 0 if >= 128) or node type (nodes)
+//	bit  55     leaf flag
+//	bits 56-63  partial key: the key byte that chose this slot
+//
+// An all-zero word is an empty slot. A tombstone (leaf flag, no address)
+// marks a deleted key: it keeps its partial key, so a key byte never moves
+// to another slot of the node once it has one (see doc.go, Deletes).
+const (
+	slotLeaf    = uint64(1) << 55
+	slotAddrMsk = uint64(1)<<48 - 1
+	slotTypeMsk = uint64(0x7f) << 48
+)
+
+func isEmpty(s uint64) bool     { return s == 0 }
+func isLeaf(s uint64) bool      { return s&slotLeaf != 0 }
+func isTombstone(s uint64) bool { return isLeaf(s) && s&slotAddrMsk == 0 }
+func isNode(s uint64) bool      { return s != 0 && !isLeaf(s) }
+func partialOf(s uint64) byte   { return byte(s >> 56) }
+func slotType(s uint64) int     { return int(s >> 48 & 0x7f) }
+
+// absent reports whether a slot holds no key: empty or a tombstone.
+func absent(s uint64) bool { return isEmpty(s) || isTombstone(s) }
+
+func slotTarget(s uint64) transport.GAddr {
+	node := transport.NodeID(s >> 40 & 0xff)
+	return transport.Addr(node, (s&(1<<40-1))<<8)
+}
+
+func packAddr(a transport.GAddr) uint64 {
+	return uint64(a.Node())<<40 | a.Offset()>>8
+}
+
+func leafSlot(partial byte, a transport.GAddr, leafLen int) uint64 {
+	l := uint64(0)
+	if leafLen < 128 {
+		l = uint64(leafLen)
+	}
+	return uint64(partial)<<56 | slotLeaf | l<<48 | packAddr(a)
+}
+
+func nodeSlot(partial byte, a transport.GAddr, typ int) uint64 {
+	return uint64(partial)<<56 | uint64(typ)<<48 | packAddr(a)
+}
+
+func tombstone(partial byte) uint64 { return uint64(partial)<<56 | slotLeaf }
+
+func withPartial(s uint64, partial byte) uint64 { return s&^(0xff<<56) | uint64(partial)<<56 }
+func withType(s uint64, typ int) uint64         { return s&^slotTypeMsk | uint64(typ)<<48 }
+
+// Header (8 bytes at nodeHeader, one little-endian word):
+//
+//	byte 0      depth: the key byte where the node's prefix starts
+//	byte 1      bits 0-4 node type, bits 5-7 prefix length (0-6)
+//	bytes 2-7   compressed prefix
+//
+// The type bits change by masked CAS when a node grows (type switch); the
+// rest by masked CAS when a prefix is split.
+const hdrTypeMask = uint64(0x1f) << 8
+
+type header struct {
+	depth  int
+	typ    int
+	plen   int
+	prefix [maxPrefix]byte
+}
+
+func decodeHeader(w uint64) header {
+	h := header{depth: int(w & 0xff), typ: int(w >> 8 & 0x1f), plen: int(w >> 13 & 7)}
+	for i := range maxPrefix {
+		h.prefix[i] = byte(w >> (16 + 8*i))
+	}
+	return h
+}
+
+func (h header) word() uint64 {
+	w := uint64(h.depth) | uint64(h.typ)<<8 | uint64(h.plen)<<13
+	for i := range h.plen {
+		w |= uint64(h.prefix[i]) << (16 + 8*i)
+	}
+	return w
+}
+
+// node is a decoded image of an internal node as READ.
+type node struct {
+	rev   transport.GAddr
+	hdr   header
+	slots []uint64 // as many as were read
+}
+
+func decodeNode(b []byte) node {
+	n := node{rev: transport.GAddr(binary.LittleEndian.Uint64(b[nodeRev:])), hdr: decodeHeader(binary.LittleEndian.Uint64(b[nodeHeader:]))}
+	n.slots = make([]uint64, (len(b)-nodeSlots)/8)
+	for i := range n.slots {
+		n.slots[i] = binary.LittleEndian.Uint64(b[nodeSlots+8*i:])
+	}
+	return n
+}
+
+func encodeNode(rev transport.GAddr, h header, slots []uint64) []byte {
+	b := make([]byte, nodeReadBytes(h.typ))
+	binary.LittleEndian.PutUint64(b[nodeRev:], uint64(rev))
+	binary.LittleEndian.PutUint64(b[nodeHeader:], h.word())
+	for i, s := range slots {
+		binary.LittleEndian.PutUint64(b[nodeSlots+8*i:], s)
+	}
+	return b
+}
+
+func slotAddr(nodeAddr transport.GAddr, i int) transport.GAddr {
+	return nodeAddr.Add(uint64(nodeSlots + 8*i))
+}
+
+// Leaf (one key-value pair, packed; 34 bytes with 8-byte keys and values):
+//
+//	0       reverse pointer: address of the slot that points here (8)
+//	8       valid byte (1)
+//	9       CRC-64 of key and value (8)
+//	17      key (K)
+//	17+K    value (V)
+//	17+K+V  lock byte (1): bit 0 lock, bit 1 dead (deleted, never reused)
+//
+// The lock is taken by masked CAS on the aligned 8-byte word holding the
+// lock byte, comparing and setting only its bits.
+type leafLayout struct {
+	ks, vs   int
+	size     int    // packed bytes, the READ size
+	alloc    uint64 // allocated bytes
+	lockWord int    // offset of the word holding the lock byte
+	lockBit  uint64 // lock bit within that word
+	deadBit  uint64
+}
+
+const (
+	leafRev   = 0
+	leafValid = 8
+	leafCRC   = 9
+	leafKey   = 17
+)
+
+func newLeafLayout(ks, vs int) leafLayout {
+	l := leafLayout{ks: ks, vs: vs, size: leafKey + ks + vs + 1}
+	l.alloc = roundAlloc(l.size)
+	lockByte := l.size - 1
+	l.lockWord = lockByte &^ 7
+	l.lockBit = 1 << (8 * (lockByte - l.lockWord))
+	l.deadBit = l.lockBit << 1
+	return l
+}
+
+func (l *leafLayout) lockOff() int { return l.size - 1 }
+
+var crcTable = crc64.MakeTable(crc64.ECMA)
+
+// leaf is a decoded leaf image.
+type leaf struct {
+	rev   transport.GAddr
+	valid bool
+	crc   uint64
+	key   []byte
+	val   []byte
+	lock  byte
+}
+
+func (l *leafLayout) decode(b []byte) leaf {
+	return leaf{
+		rev:   transport.GAddr(binary.LittleEndian.Uint64(b[leafRev:])),
+		valid: b[leafValid] == 1,
+		crc:   binary.LittleEndian.Uint64(b[leafCRC:]),
+		key:   b[leafKey : leafKey+l.ks],
+		val:   b[leafKey+l.ks : leafKey+l.ks+l.vs],
+		lock:  b[l.lockOff()],
+	}
+}
+
+func (l *leafLayout) checksum(key, val []byte) uint64 {
+	c := crc64.Update(0, crcTable, key)
+	return crc64.Update(c, crcTable, val)
+}
+
+// consistent reports whether the CRC matches key and value: a READ that
+// overlapped a WRITE of the leaf fails it and is repeated.
+func (l *leafLayout) consistent(lf leaf) bool { return lf.crc == l.checksum(lf.key, lf.val) }
+
+// encode builds a whole leaf image.
+func (l *leafLayout) encode(rev transport.GAddr, key, val []byte, valid bool, lock byte) []byte {
+	b := make([]byte, l.size)
+	binary.LittleEndian.PutUint64(b[leafRev:], uint64(rev))
+	if valid {
+		b[leafValid] = 1
+	}
+	binary.LittleEndian.PutUint64(b[leafCRC:], l.checksum(key, val))
+	copy(b[leafKey:], key)
+	copy(b[leafKey+l.ks:], val)
+	b[l.lockOff()] = lock
+	return b
+}
+
+// body is the part of a leaf an in-place update or a delete rewrites:
+// everything after the reverse pointer (valid byte to lock byte).
+func (l *leafLayout) body(key, val []byte, valid bool, lock byte) []byte {
+	return l.encode(0, key, val, valid, lock)[leafValid:]
+}

@@ -1,0 +1,156 @@
+package smart
+
+import (
+	"fmt"
+	"strconv"
+	"sync/atomic"
+
+	"github.com/dmbench/dmbench/indexes"
+	"github.com/dmbench/dmbench/transport"
+)
+
+const paper = "SMART: A High-Performance Adaptive Radix Tree for Disaggregated Memory (Luo et al., OSDI'23); P-SMART as in DEX (VLDB'24) section 8"
+
+func init() {
+	indexes.Register(indexes.Spec{
+		Name:    "smart",
+		Paper:   paper,
+		Summary: "adaptive radix tree: 2 KB internal nodes read by type, one-KV leaves, lock-free CAS slots, radix cache with a shared FIFO, read delegation and write combining",
+		Params: []indexes.Param{
+			{Name: "maskedcas", Kind: indexes.KindBool, Default: "true",
+				Doc: "use masked CAS for leaf locks and node type switches (SMART's code, MLNX_OFED 4.x); false stands for drivers without it (DMTree section 5.1): plain CAS on the whole word, expecting the word last read and retrying with the word a failed CAS returns"},
+			{Name: "partitioned", Kind: indexes.KindBool, Default: "false",
+				Doc: "P-SMART (DEX section 8): each compute node owns a key range (Env.Partitions) and locks its leaves with local locks, without RDMA atomics"},
+			{Name: "delegation", Kind: indexes.KindBool, Default: "true",
+				Doc: "read delegation and write combining among the clients of one compute node (SMART section 4.3)"},
+		},
+		New: New,
+	})
+}
+
+// Index is a SMART tree on one fabric.
+type Index struct {
+	env       indexes.Env
+	params    indexes.Params
+	ll        leafLayout
+	maskedCAS bool
+	combine   bool
+	rootPtr   transport.GAddr // the root slot, a fixed word on memory node 0
+	parts     *partitions     // nil unless partitioned
+	nodes     []*computeNode  // indexed by NodeID; nil for memory nodes
+	setupMem  *transport.Allocator
+	leaves    atomic.Uint64
+	inners    atomic.Uint64
+}
+
+// computeNode is what the clients of one compute node share.
+type computeNode struct {
+	cache *radixCache
+	table *localTable
+	locks *localLocks // P-SMART's leaf locks
+	alloc *transport.Allocator
+}
+
+// New builds an empty SMART: a null root slot.
+func New(env indexes.Env, p indexes.Params) (indexes.Index, error) {
+	if env.KeySize <= 0 || env.KeySize > 255 || env.ValueSize < 0 {
+		return nil, fmt.Errorf("key size %d and value size %d: need a key of 1-255 bytes", env.KeySize, env.ValueSize)
+	}
+	f := env.Fabric
+	cfg := f.Config()
+	if cfg.MemoryNodes > 256 {
+		return nil, fmt.Errorf("%d memory nodes: slots hold an 8-bit memory node id", cfg.MemoryNodes)
+	}
+	x := &Index{env: env, params: p, ll: newLeafLayout(env.KeySize, env.ValueSize),
+		maskedCAS: p.Bool("maskedcas"), combine: p.Bool("delegation")}
+	if p.Bool("partitioned") {
+		parts, err := newPartitions(env.Partitions, cfg.ComputeNodeIDs(), env.KeySize)
+		if err != nil {
+			return nil, err
+		}
+		x.parts = parts
+	}
+	main, err := f.Region(cfg.MemoryNodeIDs()[0], "main")
+	if err != nil {
+		return nil, fmt.Errorf("root pointer: %w", err)
+	}
+	x.rootPtr = main.Base
+	x.setupMem = transport.NewAllocator(f, 0)
+	x.nodes = make([]*computeNode, cfg.NodeCount())
+	for _, n := range cfg.ComputeNodeIDs() {
+		x.nodes[n] = &computeNode{
+			cache: newRadixCache(env.CacheBytes),
+			table: newLocalTable(),
+			locks: &localLocks{},
+			alloc: transport.NewAllocator(f, 0),
+		}
+	}
+	if err := f.Setup(cfg.MemoryNodeIDs()[0]).Write(x.rootPtr, make([]byte, 8)); err != nil {
+		return nil, fmt.Errorf("initialising the root slot: %w", err)
+	}
+	return x, nil
+}
+
+// Info describes the instance.
+func (x *Index) Info() indexes.Info {
+	var cache, hits, lookups uint64
+	for _, cn := range x.nodes {
+		if cn == nil {
+			continue
+		}
+		cache += cn.cache.bytes()
+		hits += cn.cache.hits.Load()
+		lookups += cn.cache.lookups.Load()
+	}
+	params := indexes.Params{}
+	for k, v := range x.params {
+		params[k] = v
+	}
+	params["maskedcas"] = strconv.FormatBool(x.maskedCAS)
+	return indexes.Info{
+		Name: "smart", Paper: paper, Params: params,
+		CacheBytes:   cache,
+		MemoryBytes:  x.leaves.Load()*x.ll.alloc + x.inners.Load()*roundAlloc(nodeBytes),
+		CacheHits:    hits,
+		CacheLookups: lookups,
+	}
+}
+
+// NewClient makes a client for one coroutine.
+func (x *Index) NewClient(ep transport.Endpoint) indexes.Client {
+	cn := x.nodes[ep.Node()]
+	if cn == nil {
+		panic(fmt.Sprintf("smart: client on node %d, which is not a compute node", ep.Node()))
+	}
+	return &client{x: x, ep: ep, cn: cn, ll: &x.ll}
+}
+
+// client runs the operations of one coroutine.
+type client struct {
+	x  *Index
+	ep transport.Endpoint
+	cn *computeNode
+	ll *leafLayout
+	// readPost, when not nil, is called before every READ of an
+	// operation: read delegation numbers its leader's READs.
+	readPost func()
+}
+
+// allocLeaf and allocNode allocate 256-byte aligned blocks.
+func (c *client) allocLeaf() (transport.GAddr, error) {
+	a, err := c.cn.alloc.Alloc(c.ep, c.ll.alloc, allocAlign)
+	if err != nil {
+		return 0, fmt.Errorf("allocating a leaf: %w", err)
+	}
+	c.x.leaves.Add(1)
+	return a, nil
+}
+
+func (c *client) allocNode() (transport.GAddr, error) {
+	a, err := c.cn.alloc.Alloc(c.ep, roundAlloc(nodeBytes), allocAlign)
+	if err != nil {
+		return 0, fmt.Errorf("allocating a node: %w", err)
+	}
+	c.x.inners.Add(1)
+	return a, nil
+}
