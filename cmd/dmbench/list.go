@@ -92,6 +92,11 @@ func listWorkloads(w io.Writer) error {
 		if err != nil {
 			return err
 		}
+		if s.TraceFile != "" {
+			// A trace's requests decide the mix; the proportions are unused.
+			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\ttrace %s (%s keys)\t%d B\t%d B\n", name, s.TraceFile, s.InsertOrder, s.KeySize, s.ValueSize())
+			continue
+		}
 		fmt.Fprintf(tw, "%s\t%g\t%g\t%g\t%g\t%g\t%s\t%d B\t%d B\n", name, s.ReadProportion, s.UpdateProportion,
 			s.InsertProportion, s.ScanProportion, s.ReadModifyWriteProportion, s.RequestDistribution, s.KeySize, s.ValueSize())
 	}
