@@ -152,9 +152,14 @@ func (c *client) store(key, val []byte, mode storeMode) error {
 			if old == w {
 				return c.modify(a, img, i, found, key, val, mode)
 			}
+			w = old
 		}
-		// Locked, or written since the READ: read it again, and move
+		// Locked, or written since the READ: wait for the holder by
+		// READing the lock word alone, then read the node again, moving
 		// right if it split meanwhile.
+		if err := c.awaitUnlock(a, w); err != nil {
+			return err
+		}
 		hops := 0
 		a, err = c.walkRight(key, img, a, &hops)
 		if errors.Is(err, errWrongNode) {
@@ -229,4 +234,20 @@ func (c *client) lock(a transport.GAddr, w uint64) (bool, error) {
 		return false, fmt.Errorf("locking node %v: %w", a, err)
 	}
 	return old == w, nil
+}
+
+// awaitUnlock spins on the lock word of node a, last seen as w, with
+// 8-byte READs until no one holds it: a writer that finds a node locked
+// waits without moving the node or checksumming it again and again.
+func (c *client) awaitUnlock(a transport.GAddr, w uint64) error {
+	for range maxRetries {
+		if lockHolder(w) == 0 {
+			return nil
+		}
+		if err := c.read(c.word[:], a.Add(c.x.l.lockOffset())); err != nil {
+			return fmt.Errorf("reading the lock word of node %v: %w", a, err)
+		}
+		w = getWord(c.word[:])
+	}
+	return fmt.Errorf("node %v still locked after %d reads", a, maxRetries)
 }
