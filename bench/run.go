@@ -134,7 +134,8 @@ func (r *runner) run() (*Result, error) {
 	}
 	loader := r.f.Setup(r.f.Config().ComputeNodeIDs()[0])
 	if err := r.idx.BulkLoad(loader, records); err != nil {
-		return nil, fmt.Errorf("bulk load of %d records into %s: %w", w.RecordCount, c.Index, err)
+		loaded, _ := w.LoadedRecords() // read before, by Records
+		return nil, fmt.Errorf("bulk load of %d records into %s: %w", loaded, c.Index, err)
 	}
 	r.loadWall = time.Since(start)
 
