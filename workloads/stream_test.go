@@ -97,9 +97,13 @@ func TestOpsCarryWhatTheirTypeNeeds(t *testing.T) {
 func TestStreamsAreDeterministic(t *testing.T) {
 	const n = 2000
 	c := Client{Node: 1, Nodes: 2, Index: 5, Total: 8}
-	for _, dist := range []string{"uniform", "zipfian", "latest", "hotspot", "sequential"} {
-		t.Run(dist, func(t *testing.T) {
-			props := Properties{"requestdistribution": dist}
+	for _, run := range []struct{ dist, order string }{
+		{"uniform", "hashed"}, {"zipfian", "hashed"}, {"latest", "hashed"}, {"hotspot", "hashed"}, {"sequential", "hashed"},
+		{"zipfian", "ordered"}, {"latest", "ordered"},
+	} {
+		dist := run.dist
+		t.Run(dist+"/"+run.order, func(t *testing.T) {
+			props := Properties{"requestdistribution": dist, "insertorder": run.order}
 			s := builtinSmall(t, "dex-scan-intensive", 5000, props)
 			a := take(t, s, c, n)
 			// Another client in between must not disturb the first.
