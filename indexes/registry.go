@@ -26,7 +26,14 @@ type Spec struct {
 	Steps []string
 	// Repartitions says the index implements Repartitioner.
 	Repartitions bool
-	New          func(env Env, p Params) (Index, error)
+	// Partitioned, when set and true for the parameters, says the
+	// configuration needs Env.Partitions and is correct only while each
+	// key is written by clients of the compute node whose partition holds
+	// it (P-Sherman, P-SMART: DEX's benchmark keeps every compute node to
+	// its own key range). The conformance suite then hands each key's
+	// writes to its owner; reads still come from every compute node.
+	Partitioned func(p Params) bool
+	New         func(env Env, p Params) (Index, error)
 }
 
 var (

@@ -2,8 +2,10 @@ package indextest
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"runtime"
+	"sort"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -145,6 +147,21 @@ type Options struct {
 	// CacheBytes is the cache budget per compute node; 0 means
 	// DefaultCacheBytes.
 	CacheBytes uint64
+	// Partitioned gives the index Env.Partitions: the key space cut into
+	// equal ranges by the first eight bytes, one per compute node in
+	// order (Partitions).
+	Partitioned bool
+}
+
+// Partitions are the lower bounds of n equal key ranges of size-byte keys,
+// cut by their first eight bytes; the first is the zero key.
+func Partitions(n, size int) [][]byte {
+	bounds := make([][]byte, n)
+	for i := range bounds {
+		bounds[i] = make([]byte, size)
+		binary.BigEndian.PutUint64(bounds[i], uint64(i)*(^uint64(0)/uint64(n)+1))
+	}
+	return bounds
 }
 
 // Instance is an index built on a fresh fabric: what every case starts
@@ -190,11 +207,25 @@ func New(t testing.TB, index string, params map[string]string, o Options) *Insta
 	}
 	f := NewFabric(t, o.Fabric, o.Config)
 	env := indexes.Env{Fabric: f, KeySize: o.KeySize, ValueSize: o.ValueSize, CacheBytes: o.CacheBytes}
+	if o.Partitioned {
+		env.Partitions = Partitions(len(o.Config.ComputeNodeIDs()), o.KeySize)
+	}
 	idx, err := spec.Build(env, params)
 	if err != nil {
 		t.Fatalf("indextest: building %s on %s: %v", index, o.Fabric, err)
 	}
 	return &Instance{Spec: spec, Params: p, Env: env, Fabric: f, Index: idx}
+}
+
+// Owner is the compute node whose partition holds key, and false when the
+// instance has no partitions.
+func (in *Instance) Owner(key []byte) (transport.NodeID, bool) {
+	bounds := in.Env.Partitions
+	if len(bounds) == 0 {
+		return 0, false
+	}
+	i := sort.Search(len(bounds), func(i int) bool { return bytes.Compare(bounds[i], key) > 0 }) - 1
+	return in.ComputeNodes()[i], true
 }
 
 // ComputeNodes lists the cluster's compute nodes.

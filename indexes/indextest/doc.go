@@ -121,6 +121,20 @@
 // going after RunTimeout panics the test binary with every goroutine's
 // stack, since clients that cannot be stopped cannot be cleaned up after.
 //
+// # Partitioned indexes
+//
+// An index whose Spec.Partitioned is true for its parameters (P-Sherman,
+// P-SMART) gets Env.Partitions, the key space cut into equal ranges by
+// the first eight bytes, one per compute node (Partitions), and is
+// correct only while every search and write of a key comes from its
+// owner, as in DEX's benchmark. The cases keep to that: Sequential uses
+// the first compute node's keys; Linearizable races the hot keys on their
+// owner's workers only, the others inserting and searching fresh keys of
+// their own partition; ScansAcrossSplits writes keys of the writing node's
+// partition; everywhere else each search or write goes to a worker of its
+// key's owner (Instance.Owner). Scans still start anywhere and cross
+// partitions.
+//
 // # Memory modes
 //
 // Every case runs under transport.ModePaper (64-byte cacheline atomicity,

@@ -84,10 +84,10 @@ func TestModelScan(t *testing.T) {
 // The sequential plan is as big as the doc says: thousands of live keys,
 // every kind of operation, replacing inserts and ErrNotFound results.
 func TestSequentialPlan(t *testing.T) {
-	fx := &fixture{p: &planner{m: newModel(), ks: 8, vs: 8}, rng: rand.New(rand.NewPCG(1, 0x1dc5))}
+	fx := &fixture{Instance: &Instance{}, p: &planner{m: newModel(), ks: 8, vs: 8}, rng: rand.New(rand.NewPCG(1, 0x1dc5))}
 	kinds := map[opKind]int{}
 	notFound := 0
-	for _, s := range fx.randomSteps(seqOps, seqSpace) {
+	for _, s := range fx.randomSteps(seqOps, seqSpace, 0) {
 		kinds[s.kind]++
 		if errors.Is(s.err, indexes.ErrNotFound) {
 			notFound++

@@ -131,6 +131,17 @@ func (fx *fixture) linearizabilityWorkload(t testing.TB) history {
 	}
 	perWorker := make([][]event, workers)
 	unknown := make([][]uint64, workers)
+	// With partitioned keys only the workers of the hot keys' owner race
+	// on them; the others work on fresh keys of their own partition.
+	hotWorker := func(w Worker) bool { return fx.ownedBy(Key(0, fx.p.ks), w.Node) }
+	nextFresh := func(w Worker, fresh *uint64) uint64 {
+		k := linFreshBase + uint64(w.ID)*linFresh + *fresh
+		for ; !fx.ownedBy(Key(k, fx.p.ks), w.Node); *fresh++ {
+			k++
+		}
+		*fresh++
+		return k
+	}
 	fx.GoAll(nodes, func(w Worker, ep transport.Endpoint, c indexes.Client) {
 		ch := newChecker(c, fx.rep, w.String(), fx.p.ks, fx.p.vs)
 		rng := rand.New(rand.NewPCG(fx.Fabric.Config().Seed, uint64(w.ID)))
@@ -149,11 +160,16 @@ func (fx *fixture) linearizabilityWorkload(t testing.TB) history {
 				default:
 					e.kind = opDelete
 				}
+				if !hotWorker(w) {
+					e.kind, e.key = opInsert, nextFresh(w, &fresh)
+				}
 			} else if rng.IntN(3) < 2 {
-				e.kind, e.key = opInsert, linFreshBase+uint64(w.ID)*linFresh+fresh
-				fresh++
+				e.kind, e.key = opInsert, nextFresh(w, &fresh)
 			} else {
 				e.kind, e.key = opSearch, linFreshBase+rng.Uint64N(uint64(workers))*linFresh+rng.Uint64N(fresh+1)
+				for !fx.ownedBy(Key(e.key, fx.p.ks), w.Node) {
+					e.key = linFreshBase + rng.Uint64N(uint64(workers))*linFresh + rng.Uint64N(fresh+1)
+				}
 			}
 			k := Key(e.key, fx.p.ks)
 			var err error

@@ -2,6 +2,7 @@ package indextest
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/dmbench/dmbench/indexes"
@@ -117,6 +118,17 @@ func (fx *fixture) keys(lo, hi uint64) [][]byte {
 	return ks
 }
 
+// owned keeps the keys of keys that node may search and write.
+func (fx *fixture) owned(keys [][]byte, node transport.NodeID) [][]byte {
+	var out [][]byte
+	for _, k := range keys {
+		if fx.ownedBy(k, node) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 // load bulk-loads keys (sorted here) with fresh values and records them
 // in the model.
 func (fx *fixture) load(t testing.TB, keys [][]byte) {
@@ -153,19 +165,88 @@ func (fx *fixture) run(t testing.TB, nodes []transport.NodeID, plans [][]step) {
 // them: for read-only steps, or writes of distinct keys.
 func (fx *fixture) runSpread(t testing.TB, nodes []transport.NodeID, steps []step) {
 	t.Helper()
-	fx.run(t, nodes, stripe(steps, fx.Workers(nodes)))
+	groups := make([][]step, len(steps))
+	for i := range steps {
+		groups[i] = steps[i : i+1]
+	}
+	fx.runGroups(t, nodes, groups)
 }
 
 // runGroups deals groups round-robin to every worker on nodes, so that
-// the steps of a group run in order on one worker, and runs them.
+// the steps of a group run in order on one worker, and runs them. When
+// keys are partitioned among compute nodes (Spec.Partitioned), a group
+// with a search or write goes round-robin to the workers of its key's
+// owner instead, wherever nodes are; groups of scans stay on nodes.
 func (fx *fixture) runGroups(t testing.TB, nodes []transport.NodeID, groups [][]step) {
 	t.Helper()
-	dealt := stripe(groups, fx.Workers(nodes))
+	if _, part := fx.Owner(make([]byte, fx.p.ks)); !part {
+		fx.run(t, nodes, flatten(stripe(groups, fx.Workers(nodes))))
+		return
+	}
+	all := fx.ComputeNodes()
+	per := fx.Workers(all[:1])
+	dealt := make([][][]step, fx.Workers(all))
+	next := map[transport.NodeID]int{}
+	readers := 0
+	for _, g := range groups {
+		node, owned := fx.owner(t, g)
+		if !owned {
+			node = nodes[readers/per%len(nodes)]
+			readers++
+		}
+		j := slices.Index(all, node)
+		dealt[j*per+next[node]%per] = append(dealt[j*per+next[node]%per], g)
+		next[node]++
+	}
+	fx.run(t, all, flatten(dealt))
+}
+
+// owner is the owner of the key g searches or writes, if it does; all of
+// a group's keys must have one owner. Scans have none: they may cross
+// partitions.
+func (fx *fixture) owner(t testing.TB, g []step) (transport.NodeID, bool) {
+	t.Helper()
+	var owner transport.NodeID
+	found := false
+	for _, s := range g {
+		if s.kind == opScan {
+			continue
+		}
+		o, _ := fx.Owner(s.key)
+		if found && o != owner {
+			t.Fatalf("indextest: a group holds keys of compute nodes %d and %d", owner, o)
+		}
+		owner, found = o, true
+	}
+	return owner, found
+}
+
+// flatten joins each worker's groups into its plan.
+func flatten(dealt [][][]step) [][]step {
 	plans := make([][]step, len(dealt))
 	for i, gs := range dealt {
 		for _, g := range gs {
 			plans[i] = append(plans[i], g...)
 		}
 	}
-	fx.run(t, nodes, plans)
+	return plans
+}
+
+// ownedBy is whether clients of node may search or write key: always,
+// unless keys are partitioned and another compute node owns it.
+func (fx *fixture) ownedBy(key []byte, node transport.NodeID) bool {
+	o, part := fx.Owner(key)
+	return !part || o == node
+}
+
+// ownedKeys are the first n key numbers node may search and write (all
+// numbers when keys are not partitioned), as keys in key number order.
+func (fx *fixture) ownedKeys(node transport.NodeID, n int) [][]byte {
+	ks := make([][]byte, 0, n)
+	for i := uint64(0); len(ks) < n; i++ {
+		if k := Key(i, fx.p.ks); fx.ownedBy(k, node) {
+			ks = append(ks, k)
+		}
+	}
+	return ks
 }

@@ -134,7 +134,9 @@ type scanRecord struct {
 // exact expectations.
 func testScansAcrossSplits(t *testing.T, c *combo) {
 	fx := c.fixture(t, 4, 8, 8)
-	universe := fx.keys(0, scanLoaded+scanInserts)
+	nodes := fx.ComputeNodes()
+	writers, scanners := nodes[:1], nodes[1:]
+	universe := fx.ownedKeys(writers[0], scanLoaded+scanInserts)
 	fx.load(t, universe[:scanLoaded])
 	timelines := make(map[string]*timeline, len(universe))
 	for _, k := range universe {
@@ -142,8 +144,6 @@ func testScansAcrossSplits(t *testing.T, c *combo) {
 		timelines[string(k)] = &timeline{initial: v}
 	}
 
-	nodes := fx.ComputeNodes()
-	writers, scanners := nodes[:1], nodes[1:]
 	nw := fx.Workers(writers)
 	owned := stripe(universe, nw)
 	var writing atomic.Int32

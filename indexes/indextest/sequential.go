@@ -3,6 +3,8 @@ package indextest
 import (
 	"fmt"
 	"testing"
+
+	"github.com/dmbench/dmbench/transport"
 )
 
 // The sequential case's size: seqOps random operations on key numbers
@@ -20,22 +22,27 @@ func testSequential(t *testing.T, c *combo) {
 	for _, sz := range []struct{ key, val int }{{8, 8}, {24, 16}} {
 		t.Run(fmt.Sprintf("key%d_value%d", sz.key, sz.val), func(t *testing.T) {
 			fx := c.fixture(t, 1, sz.key, sz.val)
-			steps := fx.randomSteps(seqOps, seqSpace)
-			steps = append(steps, fx.p.verify(fx.rng, fx.keys(0, seqSpace), 20, seqSpace)...)
+			node := fx.ComputeNodes()[0]
+			steps := fx.randomSteps(seqOps, seqSpace, node)
+			steps = append(steps, fx.p.verify(fx.rng, fx.owned(fx.keys(0, seqSpace), node), 20, seqSpace)...)
 			fx.run(t, fx.ComputeNodes()[:1], [][]step{steps})
 		})
 	}
 }
 
-// randomSteps plans ops random operations on key numbers below space:
-// half inserts (of absent keys and, replacing the value, of present ones),
-// updates and deletes of present and absent keys, searches, and scans of
-// 1-100 entries (some stopped early by fn, a few of everything).
-func (fx *fixture) randomSteps(ops int, space uint64) []step {
+// randomSteps plans ops random operations on key numbers below space that
+// node may search and write: half inserts (of absent keys and, replacing the value,
+// of present ones), updates and deletes of present and absent keys,
+// searches, and scans of 1-100 entries (some stopped early by fn, a few of
+// everything).
+func (fx *fixture) randomSteps(ops int, space uint64, node transport.NodeID) []step {
 	p, rng := fx.p, fx.rng
 	steps := make([]step, 0, ops)
 	for range ops {
 		k := Key(rng.Uint64N(space), p.ks)
+		for !fx.ownedBy(k, node) {
+			k = Key(rng.Uint64N(space), p.ks)
+		}
 		var s step
 		switch r := rng.IntN(100); {
 		case r < 50:

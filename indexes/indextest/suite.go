@@ -53,6 +53,10 @@ func (s Suite) Run(t *testing.T) {
 	if len(params) > 0 {
 		name = fmt.Sprintf("%s %v", name, params.Sorted())
 	}
+	partitioned := spec.Partitioned != nil && spec.Partitioned(params)
+	if partitioned {
+		t.Logf("%s partitions the key space among compute nodes: each key is written only by clients of its owner", name)
+	}
 	if reason != "" {
 		t.Logf("%s relies on paper mode: %s; in strict mode its consistency violations are logged, not failed", name, reason)
 	} else {
@@ -66,7 +70,7 @@ func (s Suite) Run(t *testing.T) {
 			for _, mode := range []transport.Mode{transport.ModePaper, transport.ModeStrict} {
 				t.Run(mode.String(), func(t *testing.T) {
 					t.Parallel()
-					c := &combo{suite: s, fabric: fabric, mode: mode}
+					c := &combo{suite: s, fabric: fabric, mode: mode, partitioned: partitioned}
 					if mode == transport.ModeStrict {
 						c.tolerate = reason
 					}
@@ -105,6 +109,9 @@ type combo struct {
 	// tolerate is the index's PaperMode reason when this combination
 	// only logs consistency violations.
 	tolerate string
+	// partitioned is the index's Partitioned for its parameters: keys
+	// are written only by their owners.
+	partitioned bool
 }
 
 // instance builds the index for a case: seed seeds the fabric.
@@ -119,6 +126,7 @@ func (c *combo) instance(t testing.TB, seed uint64, ks, vs int) *Instance {
 	}
 	return New(t, c.suite.Index, c.suite.Params, Options{
 		Fabric: c.fabric, Config: cfg, KeySize: ks, ValueSize: vs, CacheBytes: c.suite.CacheBytes,
+		Partitioned: c.partitioned,
 	})
 }
 

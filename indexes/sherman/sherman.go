@@ -54,8 +54,9 @@ func init() {
 			{Name: "bulk_fill", Kind: indexes.KindFloat, Default: "0.75", Min: 0.05, Max: 1,
 				Doc: "fraction of each node BulkLoad fills"},
 		},
-		PaperMode: paperMode,
-		New:       New,
+		PaperMode:   paperMode,
+		Partitioned: func(p indexes.Params) bool { return p.Bool("partitioned") },
+		New:         New,
 	})
 }
 
