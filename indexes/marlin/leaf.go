@@ -100,12 +100,14 @@ func (c *client) store(key, val []byte, mode storeMode) error {
 		}
 		for hops := 0; hops < maxRetries; hops++ {
 			img := c.buf[:l.leafBytes]
-			if err := c.acquireShared(loc.addr, img); err != nil {
+			held := loc.addr
+			if err := c.acquireShared(held, img); err != nil {
 				return err
 			}
 			next, err := c.arrive(&loc, img, key, hops)
 			if next || errors.Is(err, errStale) {
-				if err := c.releaseShared(loc.addr); err != nil {
+				// arrive moved loc on: release the leaf held.
+				if err := c.releaseShared(held); err != nil {
 					return err
 				}
 				if next {

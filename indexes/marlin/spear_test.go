@@ -1,0 +1,133 @@
+package marlin
+
+import (
+	"encoding/binary"
+	"testing"
+
+	"github.com/dmbench/dmbench/indexes"
+	"github.com/dmbench/dmbench/indexes/indextest"
+	"github.com/dmbench/dmbench/transport"
+	"github.com/dmbench/dmbench/transport/sim"
+)
+
+// Every lock is free once the clients are done: each IDU's +1 on a leaf's
+// Spear is taken back on the same leaf (also when a stale cache sends it
+// on to a sibling), each SMO adds back what it took, and every internal
+// node lock is released. A leaked share would stop the leaf's next split
+// for good.
+func TestLocksBalance(t *testing.T) {
+	cfg := transport.Config{ComputeNodes: 2, MemoryNodes: 2, Threads: 2, MemoryCores: 1, ComputeCores: 1, MemoryBytes: 64 << 20, Seed: 5}
+	f, err := sim.New(cfg, sim.CX6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	x := build(t, f, map[string]string{"span": "16"})
+	if err := x.BulkLoad(f.Setup(2), indextest.Pairs(500, key, key)); err != nil {
+		t.Fatal(err)
+	}
+	phase := func(node transport.NodeID, do func(c indexes.Client, thread int) error) {
+		for th := range 2 {
+			f.Go(node, th, func(ep transport.Endpoint) {
+				if err := do(x.NewClient(ep), th); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		if err := f.Run(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Node 2 caches the tree; node 3 splits most leaves under it; node 2
+	// then writes through its stale cache, and both delete. Last, both
+	// insert into the same leaves at once, so leaves split between a
+	// client's walk and its READ of the leaf.
+	phase(2, func(c indexes.Client, th int) error { return expect(c, uint64(th), key(uint64(th))) })
+	phase(2, func(c indexes.Client, _ int) error { return scanN(c, key(0), 500) })
+	phase(3, func(c indexes.Client, th int) error {
+		for i := uint64(th); i < 1000; i += 2 {
+			if err := c.Insert(fresh2(i/2), key(i)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	phase(2, func(c indexes.Client, th int) error {
+		for i := uint64(th); i < 500; i += 2 {
+			if err := c.Update(key(i), key(i+1)); err != nil {
+				return err
+			}
+			if err := c.Insert(key(i+600), key(i)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	phase(3, func(c indexes.Client, th int) error {
+		for i := uint64(th); i < 500; i += 4 {
+			if err := c.Delete(key(i)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	checkLocksFree(t, f, x)
+
+	// Without a cache every write walks from the root, and a leaf that
+	// splits between the walk and the leaf's READ sends it on to the
+	// sibling.
+	g, err := sim.New(cfg, sim.CX6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	y := indextest.Build(t, "marlin", indexes.Env{Fabric: g, KeySize: 8, ValueSize: 8}, map[string]string{"span": "16"}).(*Index)
+	for w := range uint64(4) {
+		g.Go(transport.NodeID(2+w%2), int(w/2), func(ep transport.Endpoint) {
+			c := y.NewClient(ep)
+			for i := w; i < 8000; i += 4 {
+				if err := c.Insert(key(2000+i), key(i)); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	if err := g.Run(); err != nil {
+		t.Fatal(err)
+	}
+	checkLocksFree(t, g, y)
+}
+
+// checkLocksFree walks every level of x's tree through a setup endpoint
+// and fails t for each node whose lock word is not zero.
+func checkLocksFree(t *testing.T, f transport.Fabric, x *Index) {
+	t.Helper()
+	ep := f.Setup(transport.NodeID(f.Config().MemoryNodes))
+	var w [8]byte
+	if err := ep.Read(w[:], x.rootPtr); err != nil {
+		t.Fatal(err)
+	}
+	l := &x.l
+	img := make([]byte, max(l.leafBytes, l.innerBytes))
+	node := decodeRoot(binary.LittleEndian.Uint64(w[:]))
+	for lvl := node.level; lvl >= 0; lvl-- {
+		size := l.innerBytes
+		if lvl == 0 {
+			size = l.leafBytes
+		}
+		first := transport.GAddr(0)
+		for a, n := node.addr, 0; a != 0; a, n = sibling(img[:size]), n+1 {
+			if err := ep.Read(img[:size], a); err != nil {
+				t.Fatal(err)
+			}
+			if w := lockWord(img); w != 0 {
+				t.Errorf("level %d node %d at %v: lock word %d, want 0", lvl, n, a, int64(w))
+			}
+			if n == 0 && lvl > 0 {
+				first = leftmost(img)
+			}
+		}
+		node.addr = first
+	}
+}
