@@ -9,11 +9,13 @@ import (
 
 // SMART passes the conformance suite with masked CAS and with the
 // plain-CAS fallback (which also runs without read delegation and write
-// combining, so both paths of every write are covered).
+// combining, so both paths of every write are covered), and P-SMART with
+// its partitioned key ranges.
 func TestConformance(t *testing.T) {
 	for _, p := range []map[string]string{
 		nil,
 		{"maskedcas": "false", "delegation": "false"},
+		{"partitioned": "true"},
 	} {
 		indextest.Run(t, "smart", p)
 	}

@@ -1,5 +1,188 @@
-// Package smart is SMART (Luo et al., OSDI'23), the adaptive radix tree
-// for disaggregated memory, and P-SMART, its partitioned variant in DEX
-// (VLDB'24) section 8. The full layout and verb sequences follow in this
-// file once the golden tests fix them.
+// Package smart is SMART (Luo et al., "SMART: A High-Performance Adaptive
+// Radix Tree for Disaggregated Memory", OSDI'23), the radix-tree baseline
+// of DEX (VLDB'24), DMTree (FAST'26) and Dolphin, and P-SMART, the
+// partitioned variant DEX section 8 measures. It follows the paper's
+// design and the artifact (dmemsys/SMART, all options on: adaptive nodes,
+// radix cache, read delegation, write combining, embedded leaf locks).
+//
+// # Layout (bytes; 8-byte keys and values unless said)
+//
+// The root slot is the first word of memory node 0's metadata area.
+// Internal nodes and leaves are allocated in 256-byte aligned blocks,
+// rounded up to 256 bytes, because slots keep offsets shifted right by 8
+// (the artifact's allocator): a leaf occupies 256 bytes, a node 2,304.
+// Info.MemoryBytes counts those blocks, as Dolphin's Table II does.
+//
+// Internal node, always allocated whole (2,064 bytes):
+//
+//	0    reverse pointer: the address of the slot pointing here (8)
+//	8    header (8): depth byte; type (5 bits) and prefix length (3 bits);
+//	     up to 6 compressed prefix bytes
+//	16   256 slots of 8 bytes
+//
+// Its type (capacity 4, 8, 16, 32, 64, 128 or 256: the fine-grained
+// homogeneous nodes) only bounds how many slot bytes a READ fetches:
+// 16 + 8 x capacity = 48 ... 2,064 bytes. A node's slots are unsorted;
+// the slot of a key byte is found by scanning the partial keys. A common
+// prefix longer than 6 bytes becomes a chain of nodes.
+//
+// Slot (8 bytes, changed only by CAS): partial key (8 bits), leaf flag,
+// leaf length or node type (7 bits), memory node id (8 bits), offset >> 8
+// (40 bits). Zero is an empty slot; a leaf flag without an address is a
+// tombstone (see Deletes).
+//
+// Leaf, one key-value pair, packed (34 bytes; 58 with 24-byte keys and
+// 16-byte values):
+//
+//	0    reverse pointer (8)
+//	8    valid byte (1)
+//	9    CRC-64 of key and value (8)
+//	17   key (K)
+//	17+K value (V)
+//	     lock byte (1): bit 0 lock, bit 1 dead
+//
+// # Operations and their verbs (golden counts in verbs_test.go)
+//
+// A lookup in the radix cache gives the deepest cached slot on the key's
+// path; a full miss READs the root slot (8 bytes). Each level below costs
+// one READ of a node sized by the slot's type (a second READ of the rest
+// when the header shows the node has grown), and the leaf one READ of
+// 34 bytes, checked by its CRC (read again on a mismatch). A node or leaf
+// reached from a cached slot must carry that slot's address as its
+// reverse pointer (and the expected depth, and be valid); otherwise the
+// cached copy is dropped and the slot READ again (8 bytes).
+//
+//   - Search, warm cache: 1 READ (the leaf). Cold cache (a 4-entry root
+//     and a 256-slot node above the leaf): READ root slot 8, READ root
+//     48, READ node 2,064, READ leaf 34 = 4 READs.
+//   - Update: READ leaf; lock (1 masked CAS: compare lock and dead bits,
+//     set the lock bit); 1 WRITE of the 26 bytes after the reverse
+//     pointer with new value, CRC, lock cleared = 3 verbs.
+//   - Insert into a free slot: READ the node (the cache has no slot for
+//     the new byte, so the walk stops above it); WRITE leaf 34; CAS the
+//     slot = 3 verbs. Into a full node: the same CAS into a slot past
+//     its capacity ("insert behind"), then the type switch: 2 masked
+//     CASes in one doorbell batch on the parent slot's and the header's
+//     type bits = 5 verbs.
+//   - Insert where a leaf with another key sits: READ leaf; one batch
+//     WRITEs the new node (48) and leaf (34); CAS the slot; CAS the old
+//     leaf's reverse pointer = 5 verbs (2 WRITEs in one post). A key that
+//     departs inside a node's compressed prefix: the new node and leaf in
+//     one batch, CAS the parent slot, masked CAS the old node's header
+//     (depth and prefix, not its type bits), CAS its reverse pointer.
+//   - Delete: READ leaf; lock; WRITE 26 bytes with valid 0 and the dead
+//     bit (the lock is never released); CAS the slot to a tombstone = 4.
+//   - Scan of 10 dense keys: READ the node covering the interval (2,064)
+//     and the 10 leaves in one batch = 11 READs.
+//
+// With maskedcas=false every masked CAS becomes a plain CAS of the whole
+// word, expecting the word as last read: the lock word as the leaf's READ
+// showed it, unlocked; the header and slot as the node's READ showed them.
+// A CAS that fails because other bits of the word changed is retried with
+// the word it returned (the fabric's fallback: the failed CAS is the READ
+// of a READ+CAS loop), so the fallback costs extra CASes exactly when
+// neighbours of the lock or type bits change concurrently.
+//
+// # Compute-side cache
+//
+// Each compute node's clients share a radix cache (cache.go): copies of
+// remote nodes' headers and slot arrays, reached from the root slot by
+// following cached slots. Every node read at its own depth is admitted,
+// and the nodes an insert creates. Space is counted against
+// Env.CacheBytes (32 bytes plus the slots of the node's type per copy);
+// admission and eviction go through one FIFO queue and free-byte counter
+// per compute node, a transport Mutex whose holder pays a cache-line
+// transfer per counter update and queue operation, so that concurrent
+// admissions queue in virtual time as DEX section 8.2 observed (49% of
+// CPU at 144 threads). A copy is dropped when a slot it holds proves
+// stale, and after a type switch or prefix split of its node.
+// Info.CacheBytes is the bytes in use; CacheHits counts lookups that used
+// at least one cached node.
+//
+// # Read delegation and write combining
+//
+// A compute node's local lock table (combine.go) groups the searches and
+// the writes (inserts and updates) of one key: the first is the leader,
+// the others wait. Each table bucket is a transport Mutex held for a
+// cache-line transfer. A waiting searcher takes the leader's answer; a
+// waiting writer hands the leader its value, which the leader writes in
+// place of its own.
+//
+// # Growth: reverse check and type switch
+//
+// Nodes grow in place (insert behind, then type switch); a parent slot
+// with an old type makes a reader fetch the rest of the node after the
+// header shows the new type. Nodes and leaves that move under a new node
+// (leaf split, prefix split) get their reverse pointer swung to their new
+// slot, which is how a stale cached slot is detected.
+//
+// # P-SMART
+//
+// partitioned=true: Env.Partitions gives each compute node a key range
+// (DEX's partitionedkeys; a client writing another node's key gets an
+// error). A compute node's writers lock their leaves with local locks
+// (transport Mutexes striped by leaf address) instead of the leaf lock
+// word, so updates and deletes issue no RDMA atomics. Slots are still
+// changed by CAS: they are lock-free in SMART, and which upper nodes P-SMART
+// shares is not described (FACTS-indexes.md section 2). Each compute node's
+// cache then holds its own key range's subtrees, which is where P-SMART's
+// smaller traffic comes from.
+//
+// # Deletes
+//
+// The artifact has no delete (dmemsys/SMART issue #15; DEX's wrapper makes
+// it a no-op). This one is the design's natural delete: lock the leaf,
+// mark it invalid and dead, and CAS its slot to a tombstone that keeps the
+// slot's partial key. Slots never return to empty, so a key byte keeps
+// one slot in a node for good: otherwise two inserters that read a node
+// before and after a delete could claim two slots for one byte. An insert
+// of the key reuses the tombstone. A lock attempt on a dead leaf fails,
+// and the writer reads the slot again. If a leaf split moved the dead
+// leaf's entry meanwhile, the delete follows it down. Nodes are not
+// merged or freed.
+//
+// # Scans
+//
+// SMART scans a key interval (its range query takes [from, to)); Scan is
+// by count. The first interval is [start, start+n) read as big-endian
+// numbers, what DEX and DMTree pass: with dense keys it returns the n
+// keys in one pass. With sparse keys the next intervals follow, sized by
+// the density seen (widened by a key byte while nothing is found). Each
+// interval is SMART's range query: from the deepest cached slot covering
+// it, level by level, one doorbell batch of READs per level for every
+// node and leaf in range, one READ per leaf; results are sorted locally.
+//
+// # Deviations from the artifact, and why
+//
+//   - The range query READs the node its cached slot leads to instead of
+//     trusting a cached copy of it: a copy may lack keys inserted since,
+//     and a scan must return every key present throughout it.
+//   - Writers update reverse pointers with a CAS they wait for, before
+//     returning (the artifact posts it unsignaled); and a search, update
+//     or delete whose negative answer rests on a slot from the cache reads
+//     that slot once more. Without both, a client with a stale cache could
+//     miss a key whose insert had already returned to a client that saw
+//     it. The artifact's repair CAS of stale reverse pointers is not
+//     needed then, and is left out: racing a move it could swing a
+//     reverse pointer back.
+//   - An in-place update WRITEs the leaf from its valid byte on (26 of 34
+//     bytes), not the reverse pointer its READ saw, which a concurrent
+//     leaf split may have swung.
+//   - Read delegation and write combining keep linearizability: a waiter
+//     takes the leader's answer only if it joined before the leader
+//     posted the READ the answer came from, and rides on the leader's
+//     WRITE only if it joined before the leader took the values (just
+//     before that WRITE); the others are woken to try again. The
+//     artifact hands the answer to everyone queued when the leader
+//     finishes, so it combines more.
+//   - The artifact skips an update whose value equals the leaf's; this
+//     one always writes (the workloads' values are random).
+//   - Lock spinning retries at once after a cache-line transfer; the
+//     artifact yields to its other coroutines.
+//   - BulkLoad writes the tree the loading inserts would build, out of
+//     simulated time, with each node of the smallest type holding it.
+//
+// Strict memory mode needs nothing more: slots, headers and lock words
+// are single aligned words, and a leaf torn by a concurrent WRITE fails
+// its CRC and is read again.
 package smart

@@ -101,7 +101,7 @@ func (c *client) remove(key []byte) error {
 		return err
 	}
 	for {
-		out, err := c.descend(key, h)
+		out, err := c.descend(key, h, true)
 		if err != nil {
 			return err
 		}

@@ -67,7 +67,7 @@ func (c *client) search(key []byte) ([]byte, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	out, err := c.descend(key, h)
+	out, err := c.descend(key, h, true)
 	if err != nil || out.end != endFound {
 		return nil, false, err
 	}

@@ -24,7 +24,8 @@ func init() {
 			{Name: "delegation", Kind: indexes.KindBool, Default: "true",
 				Doc: "read delegation and write combining among the clients of one compute node (SMART section 4.3)"},
 		},
-		New: New,
+		Partitioned: func(p indexes.Params) bool { return p.Bool("partitioned") },
+		New:         New,
 	})
 }
 

@@ -122,8 +122,10 @@ var errCorrupt = errors.New("smart: corrupt tree")
 // absent. A slot that came from the cache is checked by the reverse
 // pointer and depth of what it leads to; a stale one is dropped from the
 // cache and read again from memory. A negative answer that rests on a
-// cached slot is confirmed by reading that slot again (doc.go says why).
-func (c *client) descend(key []byte, h hop) (outcome, error) {
+// cached slot is confirmed by reading that slot again (doc.go says why)
+// when confirm is set: searches, updates and deletes, whose answer the
+// negative is; an insert's CAS on the slot checks it anyway.
+func (c *client) descend(key []byte, h hop, confirm bool) (outcome, error) {
 	var err error
 	for {
 		switch {
@@ -157,7 +159,7 @@ func (c *client) descend(key []byte, h hop) (outcome, error) {
 			default:
 				out.end = endOtherLeaf
 			}
-			if out.end != endFound && h.cached {
+			if out.end != endFound && h.cached && confirm {
 				fresh, err := c.confirm(h)
 				if err != nil {
 					return outcome{}, err
@@ -208,7 +210,7 @@ func (c *client) descend(key []byte, h hop) (outcome, error) {
 				}
 				out.end = endNoSlot
 			}
-			if h.cached {
+			if h.cached && confirm {
 				fresh, err := c.confirm(h)
 				if err != nil {
 					return outcome{}, err

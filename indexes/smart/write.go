@@ -50,7 +50,7 @@ func (c *client) upsert(key []byte, val func() []byte, mustExist bool) error {
 	}
 	var nl newLeaf
 	for {
-		out, err := c.descend(key, h)
+		out, err := c.descend(key, h, mustExist)
 		if err != nil {
 			return err
 		}
