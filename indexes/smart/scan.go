@@ -14,8 +14,9 @@ import (
 // Scan calls fn on up to n entries from start in key order. SMART scans a
 // key interval, not a count (its range query takes [from, to)): the first
 // interval is [start, start+n) with keys read as big-endian numbers, what
-// DEX and DMTree pass it; if that holds fewer than n keys (a sparse key
-// space) the next interval follows, sized by the density seen so far.
+// DEX and DMTree pass it, and holds the n keys when keys are dense. If it
+// holds fewer (a sparse key space), the scan goes on past it in key order
+// (scanOrdered) until it has n.
 func (c *client) Scan(start []byte, n int, fn func(key, val []byte) bool) error {
 	if err := c.check("scan", start, nil); err != nil {
 		return err
@@ -25,43 +26,156 @@ func (c *client) Scan(start []byte, n int, fn func(key, val []byte) bool) error 
 	}
 	one := big.NewInt(1)
 	top := new(big.Int).Sub(new(big.Int).Lsh(one, uint(8*len(start))), one) // the largest key
-	lo := new(big.Int).SetBytes(start)
-	width := big.NewInt(int64(n))
-	covered := new(big.Int)
-	found := 0
-	for {
-		hi := new(big.Int).Add(lo, width)
-		hi.Sub(hi, one)
-		if hi.Cmp(top) > 0 {
-			hi.Set(top)
-		}
-		kvs, err := c.rangeQuery(lo.FillBytes(make([]byte, len(start))), hi.FillBytes(make([]byte, len(start))))
-		if err != nil {
-			return fmt.Errorf("smart: scan from %x: %w", start, err)
-		}
-		for _, kv := range kvs {
-			if found == n {
-				return nil
-			}
-			found++
-			if !fn(kv.key, kv.val) {
-				return nil
-			}
-		}
-		if found == n || hi.Cmp(top) == 0 {
+	hi := new(big.Int).SetBytes(start)
+	hi.Add(hi, big.NewInt(int64(n-1)))
+	if hi.Cmp(top) > 0 {
+		hi.Set(top)
+	}
+	kvs, err := c.rangeQuery(start, hi.FillBytes(make([]byte, len(start))))
+	if err == nil && len(kvs) < n && hi.Cmp(top) < 0 {
+		var more []kv
+		more, err = c.scanOrdered(hi.Add(hi, one).FillBytes(make([]byte, len(start))), n-len(kvs))
+		kvs = append(kvs, more...)
+	}
+	if err != nil {
+		return fmt.Errorf("smart: scan from %x: %w", start, err)
+	}
+	for i, kv := range kvs {
+		if i == n || !fn(kv.key, kv.val) {
 			return nil
 		}
-		covered.Add(covered, width)
-		if found > 0 {
-			// Size the next interval by the density seen so far.
-			width.Mul(covered, big.NewInt(int64(n-found)))
-			width.Quo(width, big.NewInt(int64(found)))
-			width.Add(width, one)
-		} else {
-			// Nothing yet: widen by a key byte.
-			width.Lsh(covered, 8)
+	}
+	return nil
+}
+
+// fitem is an entry of an ordered scan's frontier: a slot still to
+// follow, or a key found.
+type fitem struct {
+	s  survivor
+	kv *kv
+}
+
+// scanOrdered returns the first need keys from lo on: SMART's range
+// query over [lo, the largest key], its frontier kept in key order and
+// each doorbell batch limited to the slots that can hold the next need
+// keys (a node counts for as many keys as its type's smallest fill), so
+// that it reads about as much as a range query holding need keys.
+func (c *client) scanOrdered(lo []byte, need int) ([]kv, error) {
+	top := bytes.Repeat([]byte{0xff}, len(lo))
+	lcp := 0
+	for lcp < len(lo) && lo[lcp] == 0xff {
+		lcp++
+	}
+	c.ep.Compute(cost.CacheLookup())
+	h, probes, ok := c.cn.cache.lookupRange(lo, lcp, c.x.rootPtr)
+	c.ep.Compute(cost.FingerprintProbe(probes))
+	if !ok {
+		var err error
+		if h, err = c.reread(hop{pPtr: c.x.rootPtr}); err != nil {
+			return nil, err
 		}
-		lo.Add(hi, one)
+	}
+	frontier := []fitem{{s: survivor{h: h, path: bytes.Clone(lo[:h.depth])}}}
+	for {
+		// Pick the slots to read: in key order, until they and the keys
+		// before them can hold need keys.
+		var pick []int
+		acc := 0
+		for i := 0; i < len(frontier) && acc < need; i++ {
+			if frontier[i].kv != nil {
+				acc++
+				continue
+			}
+			pick = append(pick, i)
+			acc += fill(frontier[i].s.h.p)
+		}
+		if len(pick) == 0 {
+			break
+		}
+		ops := make([]transport.Op, 0, len(pick))
+		for _, i := range pick {
+			s := frontier[i].s
+			if absent(s.h.p) {
+				ops = append(ops, transport.Op{})
+				continue
+			}
+			size := c.ll.size
+			if !isLeaf(s.h.p) {
+				size = nodeReadBytes(slotType(s.h.p))
+			}
+			ops = append(ops, transport.ReadOp(make([]byte, size), slotTarget(s.h.p)))
+		}
+		var batch []transport.Op
+		for _, o := range ops {
+			if o.Buf != nil {
+				batch = append(batch, o)
+			}
+		}
+		if len(batch) > 0 {
+			if err := c.ep.Post(batch...); err != nil {
+				return nil, fmt.Errorf("reading the next slots in key order: %w", err)
+			}
+		}
+		replace := make(map[int][]fitem, len(pick))
+		for k, i := range pick {
+			s := frontier[i].s
+			var items []fitem
+			switch {
+			case absent(s.h.p) && s.h.cached:
+				fresh, err := c.reread(s.h)
+				if err != nil {
+					return nil, err
+				}
+				items = []fitem{{s: survivor{h: fresh, path: s.path}}}
+			case absent(s.h.p):
+			default:
+				more, kvs, err := c.scanOne(s, ops[k].Buf, lo, top)
+				if err != nil {
+					return nil, err
+				}
+				slices.SortFunc(more, func(a, b survivor) int { return bytes.Compare(a.path, b.path) })
+				for _, m := range more {
+					items = append(items, fitem{s: m})
+				}
+				for _, kv := range kvs {
+					items = append(items, fitem{kv: &kv})
+				}
+			}
+			replace[i] = items
+		}
+		next := make([]fitem, 0, len(frontier))
+		for i, f := range frontier {
+			if items, ok := replace[i]; ok {
+				next = append(next, items...)
+			} else {
+				next = append(next, f)
+			}
+		}
+		frontier = next
+	}
+	var out []kv
+	for _, f := range frontier {
+		if len(out) == need || f.kv == nil {
+			break
+		}
+		out = append(out, *f.kv)
+	}
+	return out, nil
+}
+
+// fill is how many keys a slot is counted for when an ordered scan
+// chooses what to read: one for a leaf, for a node the fewest children a
+// node of its type holds.
+func fill(s uint64) int {
+	switch {
+	case absent(s):
+		return 0
+	case isLeaf(s):
+		return 1
+	case slotType(s) == 0:
+		return 2
+	default:
+		return capacity(slotType(s)-1) + 1
 	}
 }
 
