@@ -127,12 +127,16 @@
 //     item (two concurrent inserts into one leaf lose one key), and two
 //     inserts of one key can take two slots. Here a slot is claimed by
 //     CAS from free to the item's address marked pending; the key and the
-//     final pointer follow in the release batch. Inserts try free slots
-//     in increasing order and learn the key of every pending slot they
-//     meet by READing its item (the item holds its key; this is the one
-//     verb the artifact has no counterpart for, issued only when a
-//     pending slot is seen), and an insert that finds its own key pending
-//     waits for it and then replaces its pointer, so a key is in one slot.
+//     final pointer follow in the release batch. An insert CASes the
+//     first free slot at or after its key's home slot (an FNV hash of the
+//     key, wrapping), so inserts of different keys into one leaf seldom
+//     race and inserts of one key meet; it learns the key of every
+//     pending slot it sees by READing its item (the item holds its key;
+//     these READs, one batch, are the verbs the artifact has no
+//     counterpart for, issued only when a pending slot is seen), and an
+//     insert that finds its own key pending waits for it and then
+//     replaces its pointer, so a key is in one slot. A lost CAS re-READs
+//     the leaf.
 //     The release batch has one more WRITE (the pointer) than the
 //     artifact's [W key, F -1]; the round trips are the same.
 //   - The slot is [pointer][key] (the artifact: [key][value pointer]) so

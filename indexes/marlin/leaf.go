@@ -5,14 +5,16 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/fnv"
+	"sort"
 
 	"github.com/dmbench/dmbench/cost"
 	"github.com/dmbench/dmbench/indexes"
 	"github.com/dmbench/dmbench/transport"
 )
 
-// errRestart starts a write over from the leaf lookup: another SMO held
-// the leaf it meant to split.
+// errRestart starts a write over at the leaf: another SMO held the leaf
+// it meant to split.
 var errRestart = errors.New("restart")
 
 // search reads the leaf covering key, then the item its slot points to:
@@ -117,7 +119,9 @@ func (c *client) store(key, val []byte, mode storeMode) error {
 			}
 			err = c.modifyLeaf(loc, img, key, val, mode)
 			if errors.Is(err, errRestart) {
-				break
+				// Another SMO rebuilt the leaf: the key is in it or,
+				// through its sibling pointer, to the right.
+				continue
 			}
 			return err
 		}
@@ -199,10 +203,12 @@ func (c *client) writeItem(key, val []byte) (uint64, error) {
 // key, WRITE the final pointer and release the Spear in one batch (one QP
 // lands them in order, so a reader that sees the final pointer sees the
 // key). Concurrent inserts of one key must end in one slot: every insert
-// tries the free slots in increasing order and learns the key of every
-// pending slot it meets from its item, and one that finds its key pending
-// waits for that insert to land and then replaces its pointer. A leaf
-// with one free slot or none is split (or compacted) instead.
+// of a key tries the free slots in the same cyclic order (from the key's
+// home slot) and learns the key of every pending slot it meets from its
+// item, and one that finds its key pending waits for that insert to land
+// and then replaces its pointer; since a slot is claimed at most once
+// between rebuilds, the first insert's slot is one the second had to pass.
+// A leaf with one free slot or none is split (or compacted) instead.
 func (c *client) insertNew(loc location, img, key []byte, p uint64) error {
 	l := &c.x.l
 	for range maxRetries {
@@ -227,7 +233,7 @@ func (c *client) insertNew(loc location, img, key []byte, p uint64) error {
 		case len(free) <= 1:
 			return c.splitLeaf(loc, key, p)
 		default:
-			claimed, err := c.claim(loc.addr, img, free, key, p)
+			claimed, err := c.claim(loc.addr, free, key, p)
 			if err != nil || claimed {
 				return err
 			}
@@ -266,34 +272,38 @@ func (c *client) pendingFor(img []byte, pending []int, key []byte) (bool, error)
 	return false, nil
 }
 
-// claim tries the free slots in order, all but the last, which is left
-// for the split. It returns true once the key is in (and the Spear
-// released), false when every CAS lost: the caller reads the leaf again.
-func (c *client) claim(addr transport.GAddr, img []byte, free []int, key []byte, p uint64) (bool, error) {
+// claim CASes the first free slot at or after the key's home slot (a hash
+// of the key, wrapping around): concurrent inserts of different keys into
+// one leaf rarely race for one slot, while inserts of one key try the
+// slots in the same order. The caller leaves at least one free slot for
+// the split. claim returns true once the key is in (and the Spear
+// released), false when the CAS lost: the caller reads the leaf again to
+// learn whose the slot is.
+func (c *client) claim(addr transport.GAddr, free []int, key []byte, p uint64) (bool, error) {
 	l := &c.x.l
-	for _, i := range free[:len(free)-1] {
-		a := addr.Add(l.slotOffset(i))
-		got, err := c.cas(a, slotFree, p|pendingBit)
-		if err != nil {
-			return false, joinRelease(fmt.Errorf("claiming slot %v: %w", a, err), c.releaseShared(addr))
-		}
-		if got != slotFree {
-			// Another insert took it: the next READ of the leaf tells
-			// whose it is.
-			return false, nil
-		}
-		var ptr [8]byte
-		binary.LittleEndian.PutUint64(ptr[:], p)
-		c.ops = append(c.ops[:0],
-			transport.WriteOp(a.Add(8), key),
-			transport.WriteOp(a, ptr[:]),
-			releaseSharedOp(addr))
-		if err := c.post(c.ops); err != nil {
-			return false, fmt.Errorf("writing slot %v: %w", a, err)
-		}
-		return true, nil
+	c.charge(cost.HashKey())
+	h := fnv.New64a()
+	h.Write(key)
+	home := int(h.Sum64() % uint64(l.span))
+	i := free[sort.SearchInts(free, home)%len(free)]
+	a := addr.Add(l.slotOffset(i))
+	got, err := c.cas(a, slotFree, p|pendingBit)
+	if err != nil {
+		return false, joinRelease(fmt.Errorf("claiming slot %v: %w", a, err), c.releaseShared(addr))
 	}
-	return false, nil
+	if got != slotFree {
+		return false, nil
+	}
+	var ptr [8]byte
+	binary.LittleEndian.PutUint64(ptr[:], p)
+	c.ops = append(c.ops[:0],
+		transport.WriteOp(a.Add(8), key),
+		transport.WriteOp(a, ptr[:]),
+		releaseSharedOp(addr))
+	if err := c.post(c.ops); err != nil {
+		return false, fmt.Errorf("writing slot %v: %w", a, err)
+	}
+	return true, nil
 }
 
 // joinRelease reports an error that ended an operation together with any
