@@ -26,10 +26,17 @@ func ServeChunks(f Fabric) error {
 		if err != nil {
 			return err
 		}
-		s := &chunkServer{region: r, next: MetaBytes}
-		f.Handle(n, MethodAllocChunk, s.serve)
+		f.Handle(n, MethodAllocChunk, ChunkHandler(r))
 	}
 	return nil
+}
+
+// ChunkHandler is the chunk server of one memory node's main region, for
+// a fabric whose memory nodes run in processes of their own (tcp's
+// memory-node servers), where ServeChunks cannot reach them.
+func ChunkHandler(main Region) Handler {
+	s := &chunkServer{region: main, next: MetaBytes}
+	return s.serve
 }
 
 type chunkServer struct {
