@@ -18,15 +18,20 @@ type scanner struct {
 	fn      func(key, val []byte) bool
 	emitted int
 	last    []byte // last key passed to fn
+	// pre holds images read ahead in one batch (the start key's special
+	// node and first leaves), by address; each is used once.
+	pre map[transport.GAddr][]byte
 }
 
-// Scan passes up to n entries with keys >= start in key order. It walks
-// the ART in key order from the start key, reading the internal nodes it
-// passes from memory (a cached copy may lack a child inserted by another
-// compute node, and a scan must not skip it) and the leaves of a special
-// node in one doorbell batch per group (section III.B, Scan: batched
-// READs of all nodes in range). A leaf found split after its parent was
-// read makes the scan resume after the last key it passed.
+// Scan passes up to n entries with keys >= start in key order (section
+// III.B, Scan). It walks the ART in key order from the start key. The
+// cached path is trusted only to lead to the start key's own subtree; the
+// node where the scan first picks among children by range (the special
+// node, or the node whose slot is a leaf) is read fresh together with its
+// first leaves in one doorbell batch, and every internal node the scan
+// moves sideways in is read fresh, so a leaf another compute node added
+// is never skipped. A leaf found split after its parent was read makes
+// the scan resume after the last key it passed.
 func (c *client) Scan(start []byte, n int, fn func(key, val []byte) bool) error {
 	defer c.flush()
 	if err := c.checkKey(start); err != nil {
@@ -38,11 +43,14 @@ func (c *client) Scan(start []byte, n int, fn func(key, val []byte) bool) error 
 	s := &scanner{c: c, n: n, fn: fn}
 	lb := bytes.Clone(start)
 	for range maxRetries {
-		root, err := c.fetch(c.x.root, node256)
+		if err := s.prefetch(lb); err != nil {
+			return err
+		}
+		root, fresh, err := s.node(c.x.root, node256)
 		if err != nil {
 			return err
 		}
-		err = s.walk(root, lb)
+		err = s.walk(root, fresh, lb)
 		switch err {
 		case nil, errStop:
 			return nil
@@ -59,6 +67,84 @@ func (c *client) Scan(start []byte, n int, fn func(key, val []byte) bool) error 
 	return fmt.Errorf("dolphin: scan from %x did not settle", start)
 }
 
+// prefetch follows the cached path for lb to the first node that picks
+// by range and reads it and its first leaves in one batch.
+func (s *scanner) prefetch(lb []byte) error {
+	c := s.c
+	s.pre = map[transport.GAddr][]byte{}
+	var f freshness
+	n, _ := c.cached(c.x.root, &f)
+	last := c.l.keySize - 1
+	for n != nil && n.partialMatch(lb) < 0 {
+		if n.depth() == last {
+			break
+		}
+		i := n.child(lb[n.depth()])
+		if i < 0 || n.slots[i].leaf() {
+			break
+		}
+		n, _ = c.cached(n.slots[i].addr(), &f)
+	}
+	if n == nil {
+		return nil
+	}
+	var ops []transport.Op
+	read := func(a transport.GAddr, size int) {
+		buf := make([]byte, size)
+		s.pre[a] = buf
+		ops = append(ops, transport.ReadOp(buf, a))
+	}
+	read(n.addr, n.size)
+	if n.partialMatch(lb) < 0 {
+		var leaves []slot
+		if n.depth() == last {
+			order := n.ordered()
+			i := n.rangeChild(lb[last])
+			for k, j := range order {
+				if j == i {
+					for _, j := range order[k:] {
+						leaves = append(leaves, n.slots[j])
+					}
+				}
+			}
+		} else if i := n.child(lb[n.depth()]); i >= 0 {
+			leaves = []slot{n.slots[i]}
+		}
+		for _, l := range leaves[:min(len(leaves), s.batch())] {
+			read(l.addr(), c.l.leafBytes)
+		}
+	}
+	if err := c.post(ops...); err != nil {
+		return fmt.Errorf("scan: reading ahead: %w", err)
+	}
+	return nil
+}
+
+// batch is how many leaves to read at once for the entries still wanted.
+func (s *scanner) batch() int {
+	return min(1+(s.n-s.emitted)/max(1, s.c.l.span/4), 16)
+}
+
+// node returns the internal node at a: the image read ahead (fresh), the
+// cached copy (not fresh), or a copy read now (fresh).
+func (s *scanner) node(a transport.GAddr, t nodeType) (*inode, bool, error) {
+	c := s.c
+	if img, ok := s.pre[a]; ok {
+		delete(s.pre, a)
+		n, err := c.l.decodeInner(a, img)
+		if err == nil {
+			c.cache.put(n, c.ep.Rand())
+		}
+		return n, true, err
+	}
+	var f freshness
+	if n, _ := c.cached(a, &f); n != nil {
+		return n, false, nil
+	}
+	n, err := c.fetch(a, t)
+	return n, true, err
+}
+
 // successor is the key right after k, or nil after the greatest key.
 func successor(k []byte) []byte {
 	s := bytes.Clone(k)
@@ -71,10 +157,12 @@ func successor(k []byte) []byte {
 	return nil
 }
 
-// walk passes the entries of n's subtree at or after lb (nil: all).
-func (s *scanner) walk(n *inode, lb []byte) error {
+// walk passes the entries of n's subtree at or after lb (nil: all). A
+// cached copy of n (not fresh) is used only to follow the start key's own
+// child; every other decision is made on a fresh copy.
+func (s *scanner) walk(n *inode, fresh bool, lb []byte) error {
 	c := s.c
-	if n.obsolete() {
+	if fresh && n.obsolete() {
 		return errRestart
 	}
 	if lb != nil {
@@ -86,7 +174,28 @@ func (s *scanner) walk(n *inode, lb []byte) error {
 			lb = nil
 		}
 	}
-	if n.depth() == c.l.keySize-1 {
+	special := n.depth() == c.l.keySize-1
+	var err error
+	if !fresh && lb != nil && !special {
+		if i := n.child(lb[n.depth()]); i >= 0 {
+			if err := s.child(n.slots[i], lb); err != nil {
+				return err
+			}
+			if lb[n.depth()] == 0xff {
+				return nil // the bounded child was n's last
+			}
+			lb = successorAt(lb, n.depth())
+		}
+	}
+	if !fresh {
+		if n, err = c.fetch(n.addr, n.typ()); err != nil {
+			return err
+		}
+		if n.obsolete() {
+			return errRestart
+		}
+	}
+	if special {
 		return s.walkSpecial(n, lb)
 	}
 	c.charge(n.searchCost(false))
@@ -101,20 +210,32 @@ func (s *scanner) walk(n *inode, lb []byte) error {
 				clb = lb
 			}
 		}
-		var err error
-		if sl.leaf() {
-			err = s.walkLeaves([]slot{sl}, clb, true)
-		} else {
-			var child *inode
-			if child, err = c.fetch(sl.addr(), sl.typ()); err == nil {
-				err = s.walk(child, clb)
-			}
-		}
-		if err != nil {
+		if err := s.child(sl, clb); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// child walks the subtree a normal node's slot points to.
+func (s *scanner) child(sl slot, lb []byte) error {
+	if sl.leaf() {
+		return s.walkLeaves([]slot{sl}, lb, true)
+	}
+	child, fresh, err := s.node(sl.addr(), sl.typ())
+	if err != nil {
+		return err
+	}
+	return s.walk(child, fresh, lb)
+}
+
+// successorAt is the first key after every key sharing lb's first d+1
+// bytes, given that lb[d] is not 0xff.
+func successorAt(lb []byte, d int) []byte {
+	s := make([]byte, len(lb))
+	copy(s, lb[:d+1])
+	s[d]++
+	return s
 }
 
 // walkSpecial passes the entries of a special node's leaves from the one
@@ -147,15 +268,23 @@ func (s *scanner) walkLeaves(leaves []slot, lb []byte, alone bool) error {
 	c := s.c
 	last := c.l.keySize - 1
 	for len(leaves) > 0 {
-		batch := min(len(leaves), 1+(s.n-s.emitted)/max(1, c.l.span/4), 16)
+		batch := min(len(leaves), s.batch())
 		imgs := make([]leafImage, batch)
-		ops := make([]transport.Op, batch)
+		var ops []transport.Op
 		for i := range batch {
+			a := leaves[i].addr()
+			if img, ok := s.pre[a]; ok {
+				delete(s.pre, a)
+				imgs[i] = img
+				continue
+			}
 			imgs[i] = make(leafImage, c.l.leafBytes)
-			ops[i] = transport.ReadOp(imgs[i], leaves[i].addr())
+			ops = append(ops, transport.ReadOp(imgs[i], a))
 		}
-		if err := c.post(ops...); err != nil {
-			return fmt.Errorf("scan: reading leaves: %w", err)
+		if len(ops) > 0 {
+			if err := c.post(ops...); err != nil {
+				return fmt.Errorf("scan: reading leaves: %w", err)
+			}
 		}
 		for i := 0; i < batch; i++ {
 			img := imgs[i]
