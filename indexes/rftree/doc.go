@@ -42,7 +42,10 @@
 // on); an entry shifted left by a removal may appear twice, or as the
 // next entry's child under the old key, which shows as a child equal to
 // its right neighbour, and the reader then takes the child on its left
-// (the duplicated-pointer rule). A stale SLC (Case 2, Figure 5) is
+// (the duplicated-pointer rule); an entry an insert appends past the old
+// last one may show its child without its key, and a reader takes a key
+// below its predecessor for the end of the node. TestTransientInternalNode
+// checks every state of a removal and an insert. A stale SLC (Case 2, Figure 5) is
 // tolerated by the data layer's sibling pointers; an operation that
 // follows more than refresh_hops of them refreshes its compute node's SLC
 // when it is done. A route that ends too far right (a data node whose low

@@ -23,7 +23,9 @@ import (
 // child to its left, and the data layer's sibling pointers lead on), and
 // an entry shifted left may appear twice, or as a new child under an old
 // key; that last shows as a child equal to its right neighbour, and the
-// reader takes the child to its left instead (Figure 4). A route that
+// reader takes the child to its left instead (Figure 4); and an entry
+// appended past the old last one may show its child but not yet its key,
+// so a key below its predecessor ends the node for the reader. A route that
 // still ends too far right is caught at the data node by its low fence.
 
 // snapshot is one version of a compute node's SLC.
@@ -81,12 +83,14 @@ func (s *snapshot) find(a transport.GAddr) int32 {
 }
 
 // usableKeys is how many keys of internal node img a reader uses: its
-// count, cut at the first key whose child is not there yet.
+// count, cut at the first entry whose child is not there yet or whose key
+// is below the one before it (its child landed, its key not yet: an
+// entry that an insert appended past the old last one).
 func (x *Index) usableKeys(img []byte) int {
 	l := &x.l
 	n := min(count(img), l.innerCard)
 	for i := range n {
-		if l.innerChild(img, i+1) == 0 {
+		if l.innerChild(img, i+1) == 0 || i > 0 && compare(l.innerKey(img, i), l.innerKey(img, i-1)) < 0 {
 			return i
 		}
 	}
@@ -95,7 +99,10 @@ func (x *Index) usableKeys(img []byte) int {
 
 // childFor picks the child of internal node img (n usable keys) for key:
 // the child of the last key at or below key, or, if that child equals its
-// right neighbour (an entry caught mid-shift), the one to its left.
+// right neighbour (an entry caught mid-shift), the one to its left. The
+// neighbour may lie past the count: a removal's new count lands before
+// the entries it shifts, and slots past the count of a node at rest are
+// clear, so they never match.
 func (x *Index) childFor(img []byte, n int, key []byte) int {
 	l := &x.l
 	lo, hi := 0, n
@@ -107,7 +114,7 @@ func (x *Index) childFor(img []byte, n int, key []byte) int {
 			hi = m
 		}
 	}
-	if lo > 0 && lo < n && l.innerChild(img, lo) == l.innerChild(img, lo+1) {
+	if lo > 0 && lo < l.innerCard && l.innerChild(img, lo) == l.innerChild(img, lo+1) {
 		return lo - 1
 	}
 	return lo
