@@ -153,6 +153,7 @@ func (c *client) descend(key []byte, f freshness) (descent, error) {
 
 func (c *client) descendOnce(key []byte, f *freshness) (descent, error) {
 	var path []step
+	c.charge(cost.CacheLookup())
 	n, fresh := c.cached(c.x.root, f)
 	var err error
 	if n == nil {
@@ -218,12 +219,12 @@ func (c *client) descendOnce(key []byte, f *freshness) (descent, error) {
 }
 
 // cached returns the cache's copy of the node at a unless f demands a
-// fresh one; it charges the lookup.
+// fresh one. A traversal is charged one cache lookup when it starts (as
+// SMART's is) and a node search per node it passes.
 func (c *client) cached(a transport.GAddr, f *freshness) (*inode, bool) {
 	if f.must(a) {
 		return nil, false
 	}
-	c.charge(cost.CacheLookup())
 	return c.cache.get(a), false
 }
 

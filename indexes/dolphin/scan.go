@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/dmbench/dmbench/cost"
 	"github.com/dmbench/dmbench/transport"
 )
 
@@ -72,6 +73,7 @@ func (c *client) Scan(start []byte, n int, fn func(key, val []byte) bool) error 
 func (s *scanner) prefetch(lb []byte) error {
 	c := s.c
 	s.pre = map[transport.GAddr][]byte{}
+	c.charge(cost.CacheLookup())
 	var f freshness
 	n, _ := c.cached(c.x.root, &f)
 	last := c.l.keySize - 1

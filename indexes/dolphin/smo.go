@@ -3,7 +3,6 @@ package dolphin
 import (
 	"bytes"
 	"fmt"
-	"sort"
 
 	"github.com/dmbench/dmbench/cost"
 	"github.com/dmbench/dmbench/transport"
@@ -152,14 +151,23 @@ type entry struct {
 }
 
 func (c *client) liveEntries(img leafImage) []entry {
-	var es []entry
+	// The key words name distinct last bytes, so one pass buckets them
+	// in key order (no comparison sort).
+	var at [256]int16
+	n := 0
 	for i := range c.l.span {
 		if w := c.l.keyWordAt(img, i); wordState(w) == stateLive {
-			es = append(es, entry{wordByte(w), i})
+			at[wordByte(w)] = int16(i + 1)
+			n++
 		}
 	}
-	sort.Slice(es, func(i, j int) bool { return es[i].b < es[j].b })
-	c.charge(cost.LinearScan(c.l.span) + cost.NodeSearch(len(es))*int64(max(1, len(es))))
+	es := make([]entry, 0, n)
+	for b, i := range at {
+		if i > 0 {
+			es = append(es, entry{byte(b), int(i - 1)})
+		}
+	}
+	c.charge(cost.LinearScan(c.l.span))
 	return es
 }
 
