@@ -224,7 +224,8 @@ func (c *client) seal(img []byte) {
 	c.x.l.seal(img)
 }
 
-// lock CASes the lock word w READ with image img of node a to locked.
+// lock CASes the lock word of node a from w, as READ with the node, to
+// held by this thread; false if w is held or the word has moved on.
 func (c *client) lock(a transport.GAddr, w uint64) (bool, error) {
 	if lockHolder(w) != 0 {
 		return false, nil
