@@ -120,6 +120,16 @@
 // the slot, so an address-ordered READ that sees it also sees the key.
 // Pointers change only by 8-byte CAS or WRITE.
 //
+// # Hot leaves
+//
+// Every IDU of a leaf makes two FAAs on its Spear, a word in host memory
+// (about 2 M atomics a second per address), and an IDU that meets an SMO
+// two more. Where all clients write one leaf, as ordered inserts do at
+// the right end of the tree (Dolphin's LOAD and range-write workloads),
+// these atomics queue behind each other and each split of the hot leaf
+// (every span/2 inserts) waits for them: Marlin loads far slower than
+// Sherman, whose locks are on-chip and handed over locally.
+//
 // # Deviations from the paper and the artifact, and why
 //
 //   - Inserts. The artifact CASes the pointer of an empty slot and retries
@@ -141,18 +151,20 @@
 //     artifact's [W key, F -1]; the round trips are the same.
 //   - The slot is [pointer][key] (the artifact: [key][value pointer]) so
 //     that address-ordered READs see a final pointer after its key.
-//   - The Spear as FACTS and the Dolphin paper describe it: an IDU that
-//     meets an SMO takes its 1 back before polling (the artifact keeps it
-//     and polls, which would stop an SMO that waits for -smoX), and an SMO
-//     that loses to another gives its share back and starts over. An SMO
-//     re-reads the leaf once exclusive (in the conversion's batch), since
-//     IDUs may have changed slots after its first READ; the artifact
-//     writes back its first image. The SMO's WRITE starts after the lock
-//     word (Dolphin: "Unlike Marlin, ... RDMA_WRITE does not encompass
-//     the memory area where Spear resides"); the artifact's page WRITE
-//     covers it.
-//   - The artifact FAAs then READs the leaf in two round trips; the FACTS
-//     and the 4-RTT update count have them in one batch, as here.
+//   - The Spear follows the artifact's HEAD (River861/Marlin: embedded
+//     lock word, ON_CHIP off, no local hand-over) with three changes. An
+//     IDU takes its share with [FAA +1, READ leaf], the FAA first, so the
+//     image is read under the share (the artifact posts the READ first,
+//     so an SMO could write the leaf between its READ and its FAA). An
+//     SMO takes the leaf with [FAA -(smoX+1), READ leaf] and, when IDUs
+//     were still in, polls the whole leaf until they have left and
+//     rebuilds from that image; the artifact polls the lock word and
+//     rebuilds from the image it read before the IDUs left, losing their
+//     slot changes. An SMO that loses to another gives its share back,
+//     waits for the word to be non-negative and looks the key up again
+//     (the artifact re-enters at once). The SMO's WRITE of the leaf starts
+//     after the lock word, as in the artifact's HEAD (Dolphin section III
+//     says Marlin's covered the Spear; an older artifact version did).
 //   - Deletes: the artifact's delete is Sherman's old path, marked as
 //     needing a rewrite. Here a delete CASes the slot's pointer to a
 //     tombstone under the shared Spear; the slot keeps its key, so a

@@ -13,8 +13,8 @@ import (
 	"github.com/dmbench/dmbench/transport"
 )
 
-// errRestart starts a write over at the leaf: another SMO held the leaf
-// it meant to split.
+// errRestart starts a write over from the leaf lookup: another SMO held
+// the leaf it meant to split.
 var errRestart = errors.New("restart")
 
 // search reads the leaf covering key, then the item its slot points to:
@@ -119,9 +119,10 @@ func (c *client) store(key, val []byte, mode storeMode) error {
 			}
 			err = c.modifyLeaf(loc, img, key, val, mode)
 			if errors.Is(err, errRestart) {
-				// Another SMO rebuilt the leaf: the key is in it or,
-				// through its sibling pointer, to the right.
-				continue
+				// Another SMO rebuilt the leaf; going back to the
+				// leaf would cost its hot Spear two more FAAs when the
+				// key has moved on, so look the key up again.
+				break
 			}
 			return err
 		}
