@@ -12,11 +12,11 @@ import (
 )
 
 // Fabrics the runner can build.
-var Fabrics = []string{"sim", "local"}
+var Fabrics = []string{"sim", "local", "tcp"}
 
 // Config is one run: cluster shape, hardware, index, workload.
 type Config struct {
-	Fabric       string // "sim" or "local"
+	Fabric       string // "sim", "local" or "tcp"
 	Profile      string // sim hardware profile
 	ComputeNodes int
 	MemoryNodes  int
@@ -45,6 +45,11 @@ type Config struct {
 	TimelineNs int64
 	// Repartition, when set, scales out mid-run (DEX Figure 10).
 	Repartition *Repartition
+	// MemNodes are the addresses of running memory-node servers (dmbench
+	// memnode) for the tcp fabric, and ClusterKey the key they were
+	// started with; without them tcp serves its memory nodes in-process.
+	MemNodes   []string
+	ClusterKey []byte
 }
 
 // Repartition is a scale-out in the measured phase (DEX section 4,
@@ -83,6 +88,9 @@ func (c *Config) Validate() error {
 		if _, err := sim.LookupProfile(c.Profile); err != nil {
 			errs = append(errs, err)
 		}
+	}
+	if len(c.MemNodes) > 0 && c.Fabric != "tcp" {
+		bad("memory-node addresses %v need the tcp fabric, not %s", c.MemNodes, c.Fabric)
 	}
 	for _, f := range []struct {
 		name string

@@ -12,6 +12,7 @@ import (
 	"github.com/dmbench/dmbench/transport"
 	"github.com/dmbench/dmbench/transport/local"
 	"github.com/dmbench/dmbench/transport/sim"
+	"github.com/dmbench/dmbench/transport/tcp"
 	"github.com/dmbench/dmbench/workloads"
 )
 
@@ -32,6 +33,8 @@ func Build(c *Config) (transport.Fabric, indexes.Index, error) {
 		f, err = sim.New(tc, p)
 	case "local":
 		f, err = local.New(tc)
+	case "tcp":
+		f, err = tcp.New(tc, tcp.Options{MemNodes: c.MemNodes, Key: c.ClusterKey})
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("build %s fabric: %w", c.Fabric, err)

@@ -119,6 +119,7 @@ func listFabrics(w io.Writer) error {
 	desc := map[string]string{
 		"sim":   "deterministic virtual-time simulator of an RDMA cluster (default)",
 		"local": "in-process, real time, goroutines in parallel; no NIC model",
+		"tcp":   "real time over TCP: memory-node servers (in-process on loopback, or dmbench memnode) execute the one-sided verbs; an emulation of RDMA",
 	}
 	for _, f := range bench.Fabrics {
 		fmt.Fprintf(w, "%-6s %s\n", f, desc[f])

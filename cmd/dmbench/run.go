@@ -27,7 +27,9 @@ func runCommand() *cli.Command {
 			&cli.StringFlag{Name: "P", Usage: "workload property `FILE` (go-ycsb format)"},
 			&cli.StringFlag{Name: "workload", Usage: "built-in workload `NAME` (see dmbench list workloads)"},
 			&cli.StringSliceFlag{Name: "p", Usage: "workload property `key=value` (repeatable, overrides -P)"},
-			&cli.StringFlag{Name: "fabric", Value: d.Fabric, Usage: "sim or local"},
+			&cli.StringFlag{Name: "fabric", Value: d.Fabric, Usage: "sim, local or tcp"},
+			&cli.StringFlag{Name: "memnodes", Usage: "tcp: running memory-node servers (dmbench memnode) as `host:port,...`, one per memory node (default: in this process on loopback)"},
+			&cli.StringFlag{Name: "key", Usage: "tcp: cluster key `FILE` the --memnodes servers were started with"},
 			&cli.StringFlag{Name: "profile", Value: d.Profile, Usage: "sim hardware profile: " + strings.Join(sim.ProfileNames(), ", ")},
 			&cli.IntFlag{Name: "compute-nodes", Value: d.ComputeNodes},
 			&cli.IntFlag{Name: "threads", Value: d.Threads, Usage: "client threads per compute node"},
@@ -125,6 +127,15 @@ func configFromFlags(ctx *cli.Context) (bench.Config, error) {
 		return c, err
 	}
 	c.Fabric, c.Profile = ctx.String("fabric"), ctx.String("profile")
+	if m := ctx.String("memnodes"); m != "" {
+		c.MemNodes = strings.Split(m, ",")
+		if c.ClusterKey, err = readKey(ctx.String("key")); err != nil {
+			return c, err
+		}
+		if !ctx.IsSet("memory-nodes") {
+			c.MemoryNodes = len(c.MemNodes)
+		}
+	}
 	c.ComputeNodes, c.Threads, c.Coroutines = ctx.Int("compute-nodes"), ctx.Int("threads"), ctx.Int("coroutines")
 	c.MemoryNodes, c.MemoryCores = ctx.Int("memory-nodes"), ctx.Int("memory-cores")
 	c.Seed = ctx.Uint64("seed")

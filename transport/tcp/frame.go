@@ -60,10 +60,10 @@ type hello struct {
 	// with the layout it has.
 	configure bool
 	// fresh drops memory a server already holds for a new, zeroed layout.
-	fresh             bool
-	mode              transport.Mode
-	main, device      uint64
-	mac               [macBytes]byte
+	fresh        bool
+	mode         transport.Mode
+	main, device uint64
+	mac          [macBytes]byte
 }
 
 // welcome is the server's answer to a good hello.

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net"
 	"runtime/debug"
@@ -213,7 +214,8 @@ func (s *Server) accept(ln net.Listener) {
 			s.mu.Lock()
 			delete(s.conns, c)
 			s.mu.Unlock()
-			if err != nil && s.cfg.Logf != nil {
+			// A peer that hangs up between frames is done, not failed.
+			if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) && s.cfg.Logf != nil {
 				s.cfg.Logf("tcp: connection from %s: %v", c.RemoteAddr(), err)
 			}
 		}()
