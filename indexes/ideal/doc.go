@@ -29,8 +29,9 @@
 //
 // The location of every key comes from an oracle: one sorted directory
 // shared by all compute nodes in process memory, consulted and updated at no
-// cost. No index can have it: it stands for perfect, free, always-coherent
-// caching. Writers of one key are serialised by a striped lock of the oracle,
+// cost (a hash table of the packed fixed-width keys finds a key, a B-tree
+// of their first 16 bytes as integers keeps the key order for scans). No
+// index can have it: it stands for perfect, free, always-coherent caching. Writers of one key are serialised by a striped lock of the oracle,
 // standing in for the lock any real index needs; it issues no verb. No local
 // CPU work is charged. A READ that sees a torn entry (possible in strict
 // memory mode) is retried, the only case where an operation issues more

@@ -4,11 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"hash/fnv"
 	"iter"
 	"sync"
-
-	"github.com/google/btree"
 
 	"github.com/dmbench/dmbench/cost"
 	"github.com/dmbench/dmbench/indexes"
@@ -34,21 +31,17 @@ type Ideal struct {
 	stride int // slot spacing
 	allocs []*transport.Allocator
 
-	mu    sync.RWMutex // guards dir; never held across a verb
-	dir   *btree.BTreeG[slot]
-	slots uint64 // slots allocated, for Info
+	mu  sync.RWMutex // guards dir; never held across a verb
+	dir *directory
 
 	writers [stripes]transport.Mutex
 }
 
-// slot is the oracle's record of one key.
+// slot is one key of a scan and its oracle entry.
 type slot struct {
-	key  string
-	addr transport.GAddr
-	live bool
+	key []byte
+	entry
 }
-
-func lessSlot(a, b slot) bool { return a.key < b.key }
 
 // New builds an empty Expected bound.
 func New(env indexes.Env, _ indexes.Params) (indexes.Index, error) {
@@ -63,7 +56,7 @@ func New(env indexes.Env, _ indexes.Params) (indexes.Index, error) {
 	if e > 64 {
 		stride = (e + 63) / 64 * 64
 	}
-	x := &Ideal{env: env, klen: env.KeySize, elen: e, stride: stride, dir: btree.NewG(32, lessSlot)}
+	x := &Ideal{env: env, klen: env.KeySize, elen: e, stride: stride, dir: newDirectory(env.KeySize, env.Records)}
 	n := env.Fabric.Config().NodeCount()
 	x.allocs = make([]*transport.Allocator, n)
 	for i := range x.allocs {
@@ -78,7 +71,7 @@ func (x *Ideal) Info() indexes.Info {
 	defer x.mu.RUnlock()
 	return indexes.Info{
 		Name: "ideal", Paper: "DMTree (FAST'26) section 2.2, Figure 3: Expected",
-		Params: indexes.Params{}, MemoryBytes: x.slots * uint64(x.stride),
+		Params: indexes.Params{}, MemoryBytes: uint64(x.dir.size()) * uint64(x.stride),
 	}
 }
 
@@ -117,8 +110,10 @@ func (x *Ideal) BulkLoad(ep transport.Endpoint, kvs iter.Seq2[[]byte, []byte]) e
 		a := base.Add(uint64(len(buf)))
 		buf = buf[:len(buf)+x.stride]
 		x.encode(buf[len(buf)-x.stride:], k, v)
-		x.dir.ReplaceOrInsert(slot{key: string(k), addr: a, live: true})
-		x.slots++
+		if len(k) != x.klen {
+			return fmt.Errorf("ideal: bulk load key %x: %d bytes, the index holds %d-byte keys", k, len(k), x.klen)
+		}
+		x.dir.put(k, entry{addr: a, live: true})
 		n++
 	}
 	return flush()
@@ -142,26 +137,33 @@ type client struct {
 	x   *Ideal
 	ep  transport.Endpoint
 	buf []byte
+
+	// a scan's buffers, reused from scan to scan
+	from, keys, raw, out []byte
+	batch                []slot
+	ops                  []transport.Op
 }
 
-func (x *Ideal) lookup(key []byte) (slot, bool) {
+func (x *Ideal) lookup(key []byte) (entry, bool) {
 	x.mu.RLock()
-	defer x.mu.RUnlock()
-	return x.dir.Get(slot{key: string(key)})
+	e, ok := x.dir.get(key)
+	x.mu.RUnlock()
+	return e, ok
 }
 
-func (x *Ideal) record(s slot) {
+func (x *Ideal) record(key []byte, e entry) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if _, had := x.dir.ReplaceOrInsert(s); !had {
-		x.slots++
-	}
+	x.dir.put(key, e)
 }
 
+// writer is the stripe of key's writer lock, by the key's FNV-1a hash.
 func (x *Ideal) writer(key []byte) *transport.Mutex {
-	h := fnv.New32a()
-	h.Write(key)
-	return &x.writers[h.Sum32()%stripes]
+	h := uint32(2166136261)
+	for _, b := range key {
+		h = (h ^ uint32(b)) * 16777619
+	}
+	return &x.writers[h%stripes]
 }
 
 // readEntry READs the entry at a until it is not torn and reports whether
@@ -196,73 +198,84 @@ func (c *client) Search(key []byte) ([]byte, bool, error) {
 
 func (c *client) Insert(key, val []byte) error {
 	x := c.x
+	if len(key) != x.klen {
+		return fmt.Errorf("ideal: insert of key %x: %d bytes, the index holds %d-byte keys", key, len(key), x.klen)
+	}
 	mu := x.writer(key)
 	mu.Lock(c.ep)
 	defer mu.Unlock()
-	s, ok := x.lookup(key)
+	e, ok := x.lookup(key)
 	if !ok {
 		a, err := x.allocs[c.ep.Node()].Alloc(c.ep, uint64(x.stride), 64)
 		if err != nil {
 			return fmt.Errorf("ideal: insert: %w", err)
 		}
-		s = slot{key: string(key), addr: a}
+		e = entry{addr: a}
 	}
 	// The Expected insert's READ that finds the empty slot.
-	if err := c.ep.Read(c.buf, s.addr); err != nil {
+	if err := c.ep.Read(c.buf, e.addr); err != nil {
 		return err
 	}
 	x.encode(c.buf, key, val)
-	if err := c.ep.Write(s.addr, c.buf); err != nil {
+	if err := c.ep.Write(e.addr, c.buf); err != nil {
 		return err
 	}
-	s.live = true
-	x.record(s)
+	e.live = true
+	x.record(key, e)
 	return nil
 }
 
-// modify runs write on the live entry of key, under the key's writer lock,
-// after the READ of the entry that the Expected update and delete make.
-func (c *client) modify(key []byte, write func(s *slot) error) error {
-	mu := c.x.writer(key)
+// modify finds the live entry of key, under the key's writer lock, and
+// makes the READ of it that the Expected update and delete make. The
+// caller unlocks mu when it is not nil.
+func (c *client) modify(key []byte) (e entry, mu *transport.Mutex, err error) {
+	mu = c.x.writer(key)
 	mu.Lock(c.ep)
-	defer mu.Unlock()
-	s, ok := c.x.lookup(key)
-	if !ok || !s.live {
-		return indexes.ErrNotFound
+	e, ok := c.x.lookup(key)
+	if !ok || !e.live {
+		mu.Unlock()
+		return e, nil, indexes.ErrNotFound
 	}
-	if _, err := c.readEntry(s.addr, key); err != nil {
-		return err
+	if _, err := c.readEntry(e.addr, key); err != nil {
+		mu.Unlock()
+		return e, nil, err
 	}
-	return write(&s)
+	return e, mu, nil
 }
 
 func (c *client) Update(key, val []byte) error {
-	return c.modify(key, func(s *slot) error {
-		c.x.encode(c.buf, key, val)
-		return c.ep.Write(s.addr, c.buf)
-	})
+	e, mu, err := c.modify(key)
+	if err != nil {
+		return err
+	}
+	defer mu.Unlock()
+	c.x.encode(c.buf, key, val)
+	return c.ep.Write(e.addr, c.buf)
 }
 
 func (c *client) Delete(key []byte) error {
-	return c.modify(key, func(s *slot) error {
-		var zero [8]byte
-		if err := c.ep.Write(s.addr.Add(uint64(c.x.elen-8)), zero[:]); err != nil {
-			return err
-		}
-		s.live = false
-		c.x.record(*s) // keep the slot: a re-insert reuses it, so a search holding the old address stays right
-		return nil
-	})
+	e, mu, err := c.modify(key)
+	if err != nil {
+		return err
+	}
+	defer mu.Unlock()
+	var zero [8]byte
+	if err := c.ep.Write(e.addr.Add(uint64(c.x.elen-8)), zero[:]); err != nil {
+		return err
+	}
+	e.live = false
+	c.x.record(key, e) // keep the slot: a re-insert reuses it, so a search holding the old address stays right
+	return nil
 }
 
 // Scan reads the next live entries the oracle lists, one READ per run of
 // contiguous slots, and skips entries deleted meanwhile.
 func (c *client) Scan(start []byte, n int, fn func(key, val []byte) bool) error {
 	x := c.x
-	from := string(start)
+	c.from = append(c.from[:0], start...)
 	inclusive := true
 	for n > 0 {
-		batch := x.collect(from, inclusive, n)
+		batch := c.collect(inclusive, n)
 		if len(batch) == 0 {
 			return nil
 		}
@@ -274,7 +287,7 @@ func (c *client) Scan(start []byte, n int, fn func(key, val []byte) bool) error 
 			e := entries[i*x.elen : (i+1)*x.elen]
 			ck := binary.LittleEndian.Uint64(e[x.elen-8:])
 			if ck != 0 && ck != check(e[:x.elen-8]) { // torn: read it alone
-				live, err := c.readEntry(s.addr, []byte(s.key))
+				live, err := c.readEntry(s.addr, s.key)
 				if err != nil {
 					return err
 				}
@@ -291,47 +304,63 @@ func (c *client) Scan(start []byte, n int, fn func(key, val []byte) bool) error 
 				return nil
 			}
 		}
-		from, inclusive = batch[len(batch)-1].key, false
+		c.from, inclusive = append(c.from[:0], batch[len(batch)-1].key...), false
 	}
 	return nil
 }
 
-// collect lists up to n live slots from key from on.
-func (x *Ideal) collect(from string, inclusive bool, n int) []slot {
+// collect lists up to n live slots from c.from on, in the client's
+// buffers: valid until its next collect.
+func (c *client) collect(inclusive bool, n int) []slot {
+	x := c.x
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	var out []slot
-	x.dir.AscendGreaterOrEqual(slot{key: from}, func(s slot) bool {
-		if !inclusive && s.key == from || !s.live {
+	c.keys, c.batch = c.keys[:0], c.batch[:0]
+	x.dir.ascend(c.from, inclusive, func(key []byte, e entry) bool {
+		if !e.live {
 			return true
 		}
-		out = append(out, s)
-		return len(out) < n
+		c.keys = append(c.keys, key...)
+		c.batch = append(c.batch, slot{entry: e})
+		return len(c.batch) < n
 	})
-	return out
+	for i := range c.batch {
+		c.batch[i].key = c.keys[i*x.klen : (i+1)*x.klen]
+	}
+	return c.batch
 }
 
 // readRuns READs the entries of batch, one READ per run of slots that are
 // contiguous in memory, all in one doorbell batch, and returns them packed
-// back to back.
+// back to back in the client's buffer.
 func (c *client) readRuns(batch []slot) ([]byte, error) {
 	x := c.x
-	raw := make([]byte, len(batch)*x.stride)
-	var ops []transport.Op
+	c.raw = grow(c.raw, len(batch)*x.stride)
+	c.ops = c.ops[:0]
 	for i := 0; i < len(batch); {
 		j := i + 1
 		for j < len(batch) && batch[j].addr == batch[j-1].addr.Add(uint64(x.stride)) {
 			j++
 		}
-		ops = append(ops, transport.ReadOp(raw[i*x.stride:(j-1)*x.stride+x.elen], batch[i].addr))
+		c.ops = append(c.ops, transport.ReadOp(c.raw[i*x.stride:(j-1)*x.stride+x.elen], batch[i].addr))
 		i = j
 	}
-	if err := c.ep.Post(ops...); err != nil {
+	err := c.ep.Post(c.ops...)
+	clear(c.ops) // do not keep the buffers reachable through stale ops
+	if err != nil {
 		return nil, err
 	}
-	out := make([]byte, len(batch)*x.elen)
+	c.out = grow(c.out, len(batch)*x.elen)
 	for i := range batch {
-		copy(out[i*x.elen:], raw[i*x.stride:i*x.stride+x.elen])
+		copy(c.out[i*x.elen:], c.raw[i*x.stride:i*x.stride+x.elen])
 	}
-	return out, nil
+	return c.out, nil
+}
+
+// grow returns b resized to n bytes, reallocated only when too small.
+func grow(b []byte, n int) []byte {
+	if cap(b) < n {
+		return make([]byte, n)
+	}
+	return b[:n]
 }

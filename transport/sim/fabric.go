@@ -186,7 +186,9 @@ func (f *Fabric) Profile() Profile { return f.prof }
 func (f *Fabric) Now() int64 { return f.now / psPerNs }
 
 // EventHash is a hash of every event processed so far (time, kind and
-// coroutine): two runs with the same config and seed have equal hashes.
+// coroutine, and for a verb its address, kind and size, for an RPC its
+// server, method and request size): two runs with the same config and
+// seed have equal hashes, and runs that touch different addresses differ.
 func (f *Fabric) EventHash() uint64 { return f.hash }
 
 // Events is the number of events processed so far.
@@ -337,25 +339,32 @@ func (f *Fabric) step() {
 	e := f.events.pop()
 	f.now = e.t
 	f.nevents++
-	f.hash = (f.hash ^ uint64(e.t)) * 1099511628211
+	f.fold(uint64(e.t))
 	var id uint32
 	if e.ep != nil {
 		id = e.ep.id
 	}
-	f.hash = (f.hash ^ (uint64(e.kind)<<32 | uint64(id))) * 1099511628211
+	f.fold(uint64(e.kind)<<32 | uint64(id))
 	switch e.kind {
 	case evResume:
 		e.ep.resume()
 	case evArrive:
+		op := &e.ep.ops[e.idx]
+		f.fold(uint64(op.Addr))
+		f.fold(uint64(op.Kind)<<56 | op.Len())
 		f.arrive(e.ep, e.idx)
 	case evComplete:
 		f.complete(e.ep, e.idx)
 	case evRPC:
+		f.fold(uint64(e.ep.rpc.target.id)<<48 | uint64(e.ep.rpc.method)<<32 | uint64(len(e.ep.rpc.req)))
 		f.rpcArrive(e.ep)
 	case evTorn:
 		f.finishTorn(e.idx)
 	}
 }
+
+// fold mixes v into the event hash (FNV-1a over 64-bit words).
+func (f *Fabric) fold(v uint64) { f.hash = (f.hash ^ v) * 1099511628211 }
 
 func (f *Fabric) schedule(t int64, kind uint8, ep *endpoint, idx int32) {
 	f.events.push(event{t: t, ep: ep, idx: idx, kind: kind})
