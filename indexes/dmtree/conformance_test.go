@@ -23,7 +23,7 @@ func long(t *testing.T) {
 // spans so the suite's key counts split and merge leaves and internal
 // nodes.
 func TestConformance(t *testing.T) {
-	indextest.Run(t, "dmtree", map[string]string{"variant": "concur", "span": "8", "internal_span": "6", "batch_limit": "4"})
+	indextest.Run(t, "dmtree", map[string]string{"variant": "concur", "span": "8", "internal_span": "6", "read_window": "4"})
 }
 
 // The ablation steps past the FP-B+-tree (which package fpbtree checks):
@@ -32,7 +32,7 @@ func TestConformanceVariants(t *testing.T) {
 	long(t)
 	for _, v := range []string{"rdmaopt", "cache"} {
 		t.Run(v, func(t *testing.T) {
-			indextest.Run(t, "dmtree", map[string]string{"variant": v, "span": "8", "internal_span": "6", "batch_limit": "4"})
+			indextest.Run(t, "dmtree", map[string]string{"variant": v, "span": "8", "internal_span": "6", "read_window": "4"})
 		})
 	}
 }

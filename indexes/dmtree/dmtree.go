@@ -25,8 +25,8 @@ func init() {
 		indexes.Param{Name: "variant", Kind: indexes.KindEnum, Default: VariantConcur,
 			Values: []string{VariantFPBTree, VariantRDMAOpt, VariantCache, VariantConcur},
 			Doc:    "ablation step of Figure 16: fpbtree, rdmaopt (+scan filtering, delegation, combining), cache (+collaborative fingerprint storage), concur (+compute-side locks; full DMTree)"},
-		indexes.Param{Name: "batch_limit", Kind: indexes.KindInt, Default: "8", Min: 1, Max: 1024,
-			Doc: "most operations that join one read-delegation or write-combining batch; later ones run on their own (section 4.1)"},
+		indexes.Param{Name: "read_window", Kind: indexes.KindInt, Default: "8", Min: 1, Max: 1024,
+			Doc: "read delegation: a search queues behind the searches of its key on its compute node while at most this many are queued, else runs on its own (the artifact's MAX_HOCL_HANDOVER); write combining is unbounded (section 4.1)"},
 		indexes.Param{Name: "vnodes", Kind: indexes.KindInt, Default: "64", Min: 1, Max: 4096,
 			Doc: "virtual nodes per compute node on the consistent-hashing ring of primary tables (section 3.2.3)"},
 		indexes.Param{Name: "fp_region_bytes", Kind: indexes.KindInt, Default: "268435456", Min: 4096, Max: 1 << 40,
@@ -57,7 +57,7 @@ func New(env indexes.Env, p indexes.Params) (indexes.Index, error) {
 		Span: p.Int("span"), ISpan: p.Int("internal_span"), Fill: p.Float("bulk_fill"),
 		FilterScans: variant != VariantFPBTree,
 		Combine:     variant != VariantFPBTree,
-		BatchLimit:  p.Int("batch_limit"),
+		ReadWindow:  p.Int("read_window"),
 	}
 	d := &DMTree{}
 	if variant == VariantCache || variant == VariantConcur {

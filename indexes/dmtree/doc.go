@@ -28,9 +28,20 @@
 //     unlocks, an update unlocks with its own WRITE. Internal-node locks
 //     stay at the end of each node on the memory node.
 //   - Section 4.1: scans READ the table and then only the runs of
-//     non-empty slots; read delegation and write combining batch
-//     concurrent operations on one key of one compute node, at most
-//     batch_limit to a batch. Write combining also brings the local lock
+//     non-empty slots. Read delegation and write combining follow the
+//     artifact's local lock table (muouim/aefast26,
+//     DMTree/include/LocalLockTable.h; package combine, used from
+//     fpbtree's combine.go): every writer of a key drops its value into
+//     the key's combining buffer and takes a ticket; the winner at the
+//     head of the queue writes, taking the latest buffered value right
+//     before its entry WRITE (where DMTree.cc calls get_combining_value),
+//     and every writer queued by then returns with its result and no verb.
+//     Searches queue the same way while at most read_window (8, the
+//     artifact's MAX_HOCL_HANDOVER) are queued on the key, and get the
+//     winner's answer. Unlike the artifact, operations that queue after
+//     the winner's deciding verb wait for the next round instead of taking
+//     the result (linearizability; package combine's doc). Tree.
+//     CombiningSizes reports the round sizes. Write combining also brings the local lock
 //     table of the works section 4.1 follows (Sherman [49], named in 3.3
 //     as what compute-side locking builds on): a node's writers queue
 //     locally for a leaf lock, one CASes the lock word, and a holder with

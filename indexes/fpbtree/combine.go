@@ -1,116 +1,84 @@
 package fpbtree
 
 import (
-	"github.com/dmbench/dmbench/transport"
+	"github.com/dmbench/dmbench/indexes/combine"
 )
 
-// Read delegation and write combining (DMTree section 4.1, after SMART
-// and Sherman): concurrent operations of one compute node on the same key
-// form batches. While one operation on a key is in flight, later arrivals
-// join the next batch, up to BatchLimit of them; when the flight ends the
-// batch runs once for all its members: one search serves every member,
-// one write stores the value of the last member to join (all members
-// overlap that write, so ordering them by arrival is linearizable).
-// Arrivals beyond the limit run on their own, bounding the wait.
+// Read delegation and write combining (DMTree section 4.1, after SMART):
+// the clients of one compute node that search, or write, the same key at
+// the same time share one remote operation through the node's local lock
+// table (package combine, which follows the DMTree artifact's
+// DMTree/include/LocalLockTable.h). A writer drops its value into the
+// key's combining buffer and queues on the key's ticket; the winner at
+// the head of the queue runs the write and, under the leaf lock right
+// before its entry WRITE (where DMTree.cc calls get_combining_value),
+// takes the latest buffered value and closes its round; every writer
+// queued by then returns with the winner's result and no verb of its own.
+// A search winner closes its round right before each table READ, so the
+// readers it answers all began before the READs that decide the answer.
+// Searches queue only while at most Options.ReadWindow are already
+// queued on the key (the artifact's MAX_HOCL_HANDOVER = 8); more run on
+// their own. Writes queue without bound: a round covers the queue at its
+// snapshot. Inserts and updates queue separately (an update of an absent
+// key fails, an insert does not); deletes are not combined.
 
-// flight is the state of one key: the batch waiting for the one in flight.
-type flight struct{ next *batch }
-
-// batch is a group of operations run once. Its mutex is handed from the
-// previous flight to the batch's first member to acquire it, who runs the
-// operation (done false) and hands it on to members who read the result.
-type batch struct {
-	mu      transport.Mutex
-	members int
-	done    bool
-	val     []byte
-	found   bool
-	err     error
+// searchResult is what a search round hands over.
+type searchResult struct {
+	val   []byte
+	found bool
+	err   error
 }
 
-// join returns the batch the caller must wait for, or nil when the
-// caller runs the operation itself (no flight yet, or the next batch is
-// full). run reports whether a flight was started for the caller.
-func (c *Client) join(m map[string]*flight, k string, val []byte) (b *batch, run bool) {
-	ns := c.ns
-	ns.mu.Lock()
-	defer ns.mu.Unlock()
-	f := m[k]
-	switch {
-	case f == nil:
-		m[k] = &flight{}
-		return nil, true
-	case f.next == nil:
-		f.next = &batch{members: 1, val: val}
-		f.next.mu.TryLock() // released when the flight in progress ends
-		return f.next, false
-	case f.next.members < c.t.opts.BatchLimit:
-		f.next.members++
-		f.next.val = val
-		return f.next, false
-	}
-	return nil, false
-}
-
-// land ends the flight on k: the next batch, if any, becomes the flight.
-func (c *Client) land(m map[string]*flight, k string) {
-	ns := c.ns
-	ns.mu.Lock()
-	f := m[k]
-	b := f.next
-	if b == nil {
-		delete(m, k)
-		ns.mu.Unlock()
-		return
-	}
-	f.next = nil
-	ns.mu.Unlock()
-	b.mu.Unlock()
+// combining is one compute node's local lock table for keys.
+type combining struct {
+	reads  combine.Table[searchResult]
+	writes combine.Table[error]
 }
 
 // delegatedSearch is Search with read delegation.
 func (c *Client) delegatedSearch(key []byte) ([]byte, bool, error) {
-	k := string(key)
-	b, run := c.join(c.ns.reads, k, nil)
-	if b == nil {
+	r, handed := c.ns.combine.reads.Do(c.ep, string(key), nil, func(r *combine.Round[searchResult]) searchResult {
+		c.cut = func() []byte { return r.Snapshot() }
+		defer func() { c.cut = nil }()
 		val, found, err := c.search(key)
-		if run {
-			c.land(c.ns.reads, k)
-		}
-		return val, found, err
+		return searchResult{val, found, err}
+	})
+	if handed && r.val != nil {
+		return append([]byte(nil), r.val...), r.found, r.err
 	}
-	b.mu.Lock(c.ep)
-	if !b.done {
-		b.val, b.found, b.err = c.search(key)
-		b.done = true
-		c.land(c.ns.reads, k)
-	}
-	val, found, err := b.val, b.found, b.err
-	b.mu.Unlock()
-	if val != nil {
-		val = append([]byte(nil), val...)
-	}
-	return val, found, err
+	return r.val, r.found, r.err
 }
 
 // combinedWrite is Insert or Update with write combining.
 func (c *Client) combinedWrite(kind writeKind, key, val []byte) error {
 	k := string([]byte{byte(kind)}) + string(key)
-	b, run := c.join(c.ns.write, k, append([]byte(nil), val...))
-	if b == nil {
-		err := c.write(kind, key, val)
-		if run {
-			c.land(c.ns.write, k)
-		}
-		return err
-	}
-	b.mu.Lock(c.ep)
-	if !b.done {
-		b.err = c.write(kind, key, b.val)
-		b.done = true
-		c.land(c.ns.write, k)
-	}
-	err := b.err
-	b.mu.Unlock()
+	err, _ := c.ns.combine.writes.Do(c.ep, k, append([]byte(nil), val...), func(r *combine.Round[error]) error {
+		c.cut = func() []byte { return r.Snapshot() }
+		defer func() { c.cut = nil }()
+		return c.write(kind, key, val)
+	})
 	return err
+}
+
+// combined closes the caller's round, if it leads one, and returns the
+// value its WRITE carries: the last one dropped into the key's combining
+// buffer (val outside a round). Searches call it for the cut alone.
+func (c *Client) combined(val []byte) []byte {
+	if c.cut == nil {
+		return val
+	}
+	if v := c.cut(); v != nil {
+		return v
+	}
+	return val
+}
+
+// CombiningSizes returns, summed over compute nodes, how many operations
+// each search round and each write round served.
+func (t *Tree) CombiningSizes() (reads, writes combine.Sizes) {
+	for _, id := range t.env.Fabric.Config().ComputeNodeIDs() {
+		reads.Merge(t.nodes[id].combine.reads.Sizes())
+		writes.Merge(t.nodes[id].combine.writes.Sizes())
+	}
+	return reads, writes
 }

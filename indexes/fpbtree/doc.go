@@ -63,8 +63,11 @@
 // reader holding an old version never takes a moved entry for a live one.
 // Internal nodes, tables and headers carry CRCs; writers hold the leaf lock.
 // With Options.Combine (DMTree's write combining) a compute node's writers
-// first queue on a local lock per leaf lock word and may hand the word over
-// (locallock.go); the basic FP-B+-tree CASes the word directly.
+// of one key first share one write (combine.go), then queue on a local
+// lock per leaf lock word and may hand the word over (locallock.go); the
+// basic FP-B+-tree CASes the word directly. A combined write or delegated
+// search hands its result only to operations that queued before the verb
+// that decides it, so every one of them overlaps that verb.
 //
 // # Time breakdown
 //

@@ -36,6 +36,7 @@ func (c *Client) search(key []byte) ([]byte, bool, error) {
 	for {
 		var tbl Table
 		fresh := true
+		c.combined(nil) // the READs below decide the delegated answer
 		if primary {
 			tbl, err = c.primaryTable(r)
 		} else {
@@ -137,16 +138,18 @@ func (c *Client) write(kind writeKind, key, val []byte) error {
 		case slot >= 0 && kind == kindDelete:
 			return c.deleteSlot(r, &tbl, slot)
 		case slot >= 0:
-			if err := c.writeEntry(r, slot, true, key, val); err != nil {
+			if err := c.writeEntry(r, slot, true, key, c.combined(val)); err != nil {
 				return err
 			}
 			return c.unlockLeaf(r)
 		case kind != kindInsert:
+			c.combined(nil) // absent for as long as the lock is held
 			if err := c.unlockLeaf(r); err != nil {
 				return err
 			}
 			return indexes.ErrNotFound
 		}
+		val = c.combined(val)
 		empty := bytes.IndexByte(tbl.FPs, 0)
 		if empty < 0 {
 			return c.split(r, &tbl, key, val)

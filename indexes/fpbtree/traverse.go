@@ -14,6 +14,9 @@ type Client struct {
 	ep    transport.Endpoint
 	ns    *nodeState
 	alloc *transport.Allocator
+	// cut closes the write-combining or read-delegation round the client
+	// leads, if any, and returns the combining buffer (combine.go).
+	cut func() []byte
 }
 
 // Endpoint is the client's endpoint.

@@ -25,10 +25,11 @@ type Options struct {
 	// entries (DMTree section 4.1, Figure 10); otherwise a scan READs
 	// whole leaves.
 	FilterScans bool
-	// Combine turns on read delegation and write combining (section 4.1)
-	// with at most BatchLimit operations joining one batch.
+	// Combine turns on read delegation and write combining (section
+	// 4.1); a search queues on its key only while at most ReadWindow
+	// searches are queued there (combine.go).
 	Combine    bool
-	BatchLimit int
+	ReadWindow int
 }
 
 // Tree is an FP-B+-tree on disaggregated memory.
@@ -47,11 +48,10 @@ type Tree struct {
 
 // nodeState is what the clients of one compute node share.
 type nodeState struct {
-	cache *nodeCache
-	mu    sync.Mutex // guards the maps; never held across a verb
-	reads map[string]*flight
-	write map[string]*flight
-	locks map[transport.GAddr]*localLock // by lock word, while queued
+	cache   *nodeCache
+	mu      sync.Mutex                     // guards locks; never held across a verb
+	locks   map[transport.GAddr]*localLock // by lock word, while queued
+	combine combining
 }
 
 // NewTree builds an empty tree: one empty leaf under a one-entry root.
@@ -80,9 +80,9 @@ func NewTree(env indexes.Env, o Options) (*Tree, error) {
 		t.allocs[i] = transport.NewAllocator(f, 0)
 		t.nodes[i] = &nodeState{
 			cache: newNodeCache(env.CacheBytes, t.G.NodeSize),
-			reads: map[string]*flight{}, write: map[string]*flight{},
 			locks: map[transport.GAddr]*localLock{},
 		}
+		t.nodes[i].combine.reads.Window = o.ReadWindow
 	}
 	if err := t.build(f.Setup(cfg.ComputeNodeIDs()[0]), nil); err != nil {
 		return nil, fmt.Errorf("empty tree: %w", err)
