@@ -17,6 +17,9 @@ func TestConformance(t *testing.T) {
 		{"maskedcas": "false", "delegation": "false"},
 		{"partitioned": "true"},
 	} {
+		if raceEnabled && p["maskedcas"] == "false" {
+			continue
+		}
 		indextest.Run(t, "smart", p)
 	}
 }
