@@ -78,6 +78,7 @@ type bulk struct {
 	img        []byte          // the leaf being filled
 	addr       transport.GAddr // its address
 	keys, vals [][]byte        // its pairs
+	leaves     int             // leaves whose items are written
 	kids       []child         // the level built so far
 }
 
@@ -130,25 +131,49 @@ func (b *bulk) finish() error {
 	return b.write(b.addr, b.img)
 }
 
-// writeItems writes the current leaf's items, contiguous, and points its
-// slots at them.
+// writeItems writes the current leaf's items and points its slots at
+// them. Item i of the leaf goes to memory node (i + leaves) mod the
+// memory nodes, the items of one node in one block, so that a leaf's items
+// spread over the memory nodes as items allocated by writes over time do
+// (and a scan's item READs with them).
 func (b *bulk) writeItems() error {
 	l := &b.x.l
-	size := l.itemBytes * len(b.keys)
-	a, err := b.alloc(size, itemAlign)
-	if err != nil {
-		return err
-	}
-	b.x.itemBytes.Add(uint64(size))
-	items := make([]byte, size)
+	nodes := b.x.env.Fabric.Config().MemoryNodeIDs()
+	blocks := make([][]byte, len(nodes))
 	for i := range b.keys {
-		l.fillItem(items[i*l.itemBytes:], b.keys[i], b.vals[i])
-		l.setSlotPtr(b.img, i, uint64(a.Add(uint64(i*l.itemBytes))))
+		m := (i + b.leaves) % len(nodes)
+		blocks[m] = append(blocks[m], make([]byte, l.itemBytes)...)
+	}
+	bases := make([]transport.GAddr, len(nodes))
+	for m, blk := range blocks {
+		if len(blk) == 0 {
+			continue
+		}
+		a, err := b.x.setupMem.AllocOn(b.ep, nodes[m], uint64(len(blk)), itemAlign)
+		if err != nil {
+			return fmt.Errorf("marlin: bulk load: %w", err)
+		}
+		bases[m] = a
+		b.x.itemBytes.Add(uint64(len(blk)))
+	}
+	next := make([]int, len(nodes))
+	for i := range b.keys {
+		m := (i + b.leaves) % len(nodes)
+		off := next[m] * l.itemBytes
+		next[m]++
+		l.fillItem(blocks[m][off:], b.keys[i], b.vals[i])
+		l.setSlotPtr(b.img, i, uint64(bases[m].Add(uint64(off))))
 		copy(l.slotKey(b.img, i), b.keys[i])
 	}
-	if err := b.ep.Write(a, items); err != nil {
-		return fmt.Errorf("marlin: bulk load: writing items at %v: %w", a, err)
+	for m, blk := range blocks {
+		if len(blk) == 0 {
+			continue
+		}
+		if err := b.ep.Write(bases[m], blk); err != nil {
+			return fmt.Errorf("marlin: bulk load: writing items at %v: %w", bases[m], err)
+		}
 	}
+	b.leaves++
 	return nil
 }
 

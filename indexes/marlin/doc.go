@@ -189,6 +189,8 @@
 //   - Scans take a count, not a key range, and read only the items of the
 //     entries they return; the artifact's FIXME of a point search for
 //     every integer key missing from [from, to) is left out.
-//   - BulkLoad writes leaves bulk_fill (75%) full with their items
-//     allocated together, outside simulated time. Marlin has none.
+//   - BulkLoad writes leaves bulk_fill (75%) full, outside simulated
+//     time, each leaf's items spread over the memory nodes in turn (one
+//     block per node per leaf), as items allocated by writes over time
+//     are. Marlin has none.
 package marlin
