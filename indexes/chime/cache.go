@@ -90,93 +90,113 @@ func (c *nodeCache) bytes(nodeBytes int) uint64 {
 	return uint64(c.tree.Len() * nodeBytes)
 }
 
-// hotspotBuffer is CHIME's hotspot buffer: the part of the cache that
-// remembers in which leaf slot a hot key was last found, so that a search
-// for it can READ that one entry speculatively. It is set-associative with
-// a small frequency counter per way: a new key takes a way only after the
-// way's counter has decayed to zero, so one-off keys do not evict hot ones.
+// hotspotBuffer is CHIME's hotspot buffer (dmemsys/CHIME
+// include/IdxCache.h): the part of the cache that remembers which leaf
+// slots hold hot keys, so that a search READs one entry instead of the
+// neighbourhood (hotness-aware speculative read). An entry names a slot
+// (leaf address, slot index) and carries a 2-byte fingerprint of the key
+// last found there and an access count: 16 bytes, as in CHIME. A search
+// that knows its leaf probes the slots of its key's neighbourhood, takes
+// the most frequently hit slot whose fingerprint matches, and READs it;
+// every key a neighbourhood READ finds is recorded (add_to_cache): a
+// known slot counts one more hit (or restarts at 1 under a new
+// fingerprint), a new one takes a free way of its bucket or replaces the
+// bucket's least frequently used way.
 type hotspotBuffer struct {
-	mu   sync.Mutex // never held across a verb
-	sets [][hotWays]hotWay
+	mu      sync.Mutex // never held across a verb
+	buckets [][hotWays]hotEntry
 }
 
-const hotWays = 4
+// hotWays is the ways per bucket.
+const hotWays = 8
 
-type hotWay struct {
-	key   string
-	leaf  transport.GAddr
-	slot  uint16
-	count uint8
+type hotEntry struct {
+	leaf transport.GAddr // 0: a free way
+	slot uint16
+	fp   uint16
+	freq int32
 }
 
-// hotEntryBytes is what one way costs: key, leaf address, slot, counter.
-func hotEntryBytes(keySize int) uint64 { return uint64(keySize + 8 + 2 + 1) }
+// hotEntryBytes is one entry of CHIME's IdxCacheEntry: leaf address,
+// slot index, fingerprint, access count.
+const hotEntryBytes = 8 + 2 + 2 + 4
 
-func newHotspotBuffer(budget uint64, keySize int) *hotspotBuffer {
-	sets := int(budget / (hotWays * hotEntryBytes(keySize)))
-	if sets == 0 {
+func newHotspotBuffer(budget uint64) *hotspotBuffer {
+	n := int(budget / (hotWays * hotEntryBytes))
+	if n == 0 {
 		return nil
 	}
-	return &hotspotBuffer{sets: make([][hotWays]hotWay, sets)}
+	return &hotspotBuffer{buckets: make([][hotWays]hotEntry, n)}
 }
 
-func (h *hotspotBuffer) set(key []byte) *[hotWays]hotWay {
+// hotFingerprint is the 2-byte fingerprint of a key (CHIME's key2fp).
+func hotFingerprint(key []byte) uint16 {
 	f := fnv.New32a()
 	f.Write(key)
-	return &h.sets[f.Sum32()%uint32(len(h.sets))]
+	return uint16(f.Sum32()>>16) | 1
 }
 
-// lookup returns the slot key was last seen in.
-func (h *hotspotBuffer) lookup(key []byte) (transport.GAddr, int, bool) {
+func (h *hotspotBuffer) bucket(leaf transport.GAddr, slot int) *[hotWays]hotEntry {
+	x := (uint64(leaf) ^ uint64(slot)*0x9e3779b97f4a7c15) * 0xff51afd7ed558ccd
+	return &h.buckets[(x>>17)%uint64(len(h.buckets))]
+}
+
+// lookup returns the slot among slots that most often held a key of
+// fingerprint fp, probing one bucket per slot.
+func (h *hotspotBuffer) lookup(leaf transport.GAddr, slots []int, fp uint16) (int, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	s := h.set(key)
-	for i := range s {
-		if s[i].count > 0 && s[i].key == string(key) {
-			return s[i].leaf, int(s[i].slot), true
+	best, freq := -1, int32(0)
+	for _, s := range slots {
+		b := h.bucket(leaf, s)
+		for i := range b {
+			if e := &b[i]; e.leaf == leaf && int(e.slot) == s && e.fp == fp && e.freq > freq {
+				best, freq = s, e.freq
+			}
 		}
 	}
-	return 0, 0, false
+	return best, best >= 0
 }
 
-// record notes that key was found in slot of leaf.
-func (h *hotspotBuffer) record(key []byte, leaf transport.GAddr, slot int) {
+// record notes that a key of fingerprint fp was found in slot of leaf.
+func (h *hotspotBuffer) record(leaf transport.GAddr, slot int, fp uint16) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	s := h.set(key)
-	low := 0
-	for i := range s {
-		if s[i].count > 0 && s[i].key == string(key) {
-			s[i].leaf, s[i].slot = leaf, uint16(slot)
-			s[i].count = min(s[i].count+1, 255)
+	b := h.bucket(leaf, slot)
+	victim := -1
+	for i := range b {
+		e := &b[i]
+		if e.leaf == leaf && int(e.slot) == slot {
+			if e.fp != fp {
+				e.fp, e.freq = fp, 1
+			} else if e.freq < 1<<30 {
+				e.freq++
+			}
 			return
 		}
-		if s[i].count < s[low].count {
-			low = i
+		if victim < 0 || b[victim].leaf != 0 && (e.leaf == 0 || e.freq < b[victim].freq) {
+			victim = i
 		}
 	}
-	if s[low].count > 0 {
-		s[low].count--
-		return
-	}
-	s[low] = hotWay{key: string(key), leaf: leaf, slot: uint16(slot), count: 1}
+	b[victim] = hotEntry{leaf: leaf, slot: uint16(slot), fp: fp, freq: 1}
 }
 
-// forget drops key after its speculative READ missed.
-func (h *hotspotBuffer) forget(key []byte) {
+// forget drops the entry of slot of leaf after a speculative READ found
+// another key there.
+func (h *hotspotBuffer) forget(leaf transport.GAddr, slot int) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	s := h.set(key)
-	for i := range s {
-		if s[i].key == string(key) {
-			s[i] = hotWay{}
+	b := h.bucket(leaf, slot)
+	for i := range b {
+		if b[i].leaf == leaf && int(b[i].slot) == slot {
+			b[i] = hotEntry{}
 		}
 	}
 }
 
-func (h *hotspotBuffer) bytes(keySize int) uint64 {
+func (h *hotspotBuffer) bytes() uint64 {
 	if h == nil {
 		return 0
 	}
-	return uint64(len(h.sets)*hotWays) * hotEntryBytes(keySize)
+	return uint64(len(h.buckets)*hotWays) * hotEntryBytes
 }

@@ -25,6 +25,8 @@ func init() {
 				Doc: "internal node span: separators per internal node"},
 			{Name: "hotspot", Kind: indexes.KindFloat, Default: "0.3", Min: 0, Max: 0.9,
 				Doc: "fraction of the cache given to the hotspot buffer (CHIME: 30 MB of a 100 MB cache); 0 disables speculative searches"},
+			{Name: "combine", Kind: indexes.KindBool, Default: "true",
+				Doc: "read delegation and write combining among the coroutines of a compute node (SMART's local lock table, on in the DMTree artifact's CHIME build)"},
 			{Name: "maskedcas", Kind: indexes.KindBool, Default: "true",
 				Doc: "lock leaves with masked CAS; false stands for MLNX_OFED >= 5.1, whose drivers dropped masked CAS (DMTree section 5.1): plain 64-bit CAS with the lock word's last-seen value"},
 		},
@@ -48,6 +50,7 @@ type Chime struct {
 	hot       []*hotspotBuffer // per compute node
 	hints     []*lockHints     // per compute node, plain-CAS mode only
 	locals    []*localLockTable
+	comb      []*combining // per compute node; nil entries without combine
 	leaves    atomic.Uint64
 	inners    atomic.Uint64
 }
@@ -75,12 +78,16 @@ func New(env indexes.Env, p indexes.Params) (indexes.Index, error) {
 	x.hot = make([]*hotspotBuffer, n)
 	x.hints = make([]*lockHints, n)
 	x.locals = make([]*localLockTable, n)
+	x.comb = make([]*combining, n)
 	hotBudget := uint64(float64(env.CacheBytes) * p.Float("hotspot"))
 	for i := range n {
 		x.allocs[i] = transport.NewAllocator(f, 0)
 		x.caches[i] = newNodeCache(env.CacheBytes-hotBudget, x.ig.bytes)
-		x.hot[i] = newHotspotBuffer(hotBudget, env.KeySize)
+		x.hot[i] = newHotspotBuffer(hotBudget)
 		x.locals[i] = &localLockTable{}
+		if p.Bool("combine") {
+			x.comb[i] = newCombining()
+		}
 		if !x.maskedCAS {
 			x.hints[i] = newLockHints()
 		}
@@ -98,7 +105,7 @@ func (x *Chime) Info() indexes.Info {
 		if x.env.Fabric.Config().Role(transport.NodeID(i)) != transport.RoleCompute {
 			continue
 		}
-		cache += c.bytes(x.ig.bytes) + x.hot[i].bytes(x.env.KeySize)
+		cache += c.bytes(x.ig.bytes) + x.hot[i].bytes()
 		hits += c.hits.Load()
 		lookups += c.lookups.Load()
 	}
@@ -119,7 +126,7 @@ func (x *Chime) Info() indexes.Info {
 // NewClient makes a client for one coroutine.
 func (x *Chime) NewClient(ep transport.Endpoint) indexes.Client {
 	n := ep.Node()
-	return &client{x: x, ep: ep, g: &x.g, cache: x.caches[n], hot: x.hot[n], hints: x.hints[n], locals: x.locals[n], alloc: x.allocs[n]}
+	return &client{x: x, ep: ep, g: &x.g, cache: x.caches[n], hot: x.hot[n], hints: x.hints[n], locals: x.locals[n], comb: x.comb[n], alloc: x.allocs[n]}
 }
 
 // client runs the operations of one coroutine.
@@ -131,5 +138,9 @@ type client struct {
 	hot    *hotspotBuffer
 	hints  *lockHints
 	locals *localLockTable
+	comb   *combining // nil without combine
 	alloc  *transport.Allocator
+	// cut closes the combining round the client leads, if any, and
+	// returns the combining buffer (combine.go).
+	cut func() []byte
 }

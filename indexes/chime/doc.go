@@ -59,8 +59,12 @@
 //
 //	search       1 READ of the N-entry neighbourhood and its replica
 //	             (2 READs in one doorbell when it wraps past the leaf's end),
-//	             or, when the hotspot buffer knows the key's slot, 1 READ of
-//	             that one entry (falling back to the neighbourhood on a miss)
+//	             or, when the hotspot buffer knows a slot of the key's
+//	             neighbourhood that held a key of its fingerprint, 1 READ of
+//	             that one entry: 1+K+V bytes and the version bytes of the
+//	             cachelines it opens (17-18 B with 8 B keys and values, 33-34
+//	             B with the DMTree setup's 24 B keys), falling back to the
+//	             neighbourhood when it holds another key
 //	update       masked CAS on the lock bit (returns the vacancy bitmap),
 //	             READ of the neighbourhood, then one doorbell: WRITE entry,
 //	             WRITE lock word (unlock + new bitmap) = 4 verbs
@@ -78,6 +82,36 @@
 //	             split a WRITE of the new root and a CAS of the root pointer)
 //	scan         1 READ per leaf, whole, following sibling pointers; each
 //	             leaf's entries are sorted locally
+//
+// # Hotspot buffer (hotness-aware speculative read)
+//
+// CHIME's IdxCache (include/IdxCache.h): hotspot of the cache (30%) holds
+// 16-byte entries naming a leaf slot (leaf address 8, slot 2) with a
+// 2-byte fingerprint of the key last found there and an access count, in
+// 8-way buckets hashed by (leaf, slot). A search first finds its leaf in
+// the cached level-1 node, then probes the bucket of each slot of the
+// key's neighbourhood (N lookups, charged as cache lookups) and READs
+// the slot with the highest count whose fingerprint matches. Every key a
+// READ finds is recorded: a known slot counts one more hit (or restarts
+// at 1 under a new fingerprint); a new slot takes a free way of its
+// bucket or replaces the least frequently used one. A speculative READ
+// that finds another key drops the slot's entry.
+//
+// # Read delegation and write combining
+//
+// With combine=true (the default; the DMTree artifact's CHIME build
+// defines TREE_ENABLE_READ_DELEGATION and TREE_ENABLE_WRITE_COMBINING)
+// the coroutines of one compute node that search, or insert or update,
+// the same key at once share one remote operation through package
+// combine (after SMART's and the DMTree artifact's LocalLockTable.h): a
+// writer drops its value into the key's combining buffer and takes a
+// ticket; the winner takes the latest buffered value under the leaf lock
+// right before building its entry WRITE (get_combining_value in CHIME's
+// Tree.cpp) and hands its result to every writer queued by then. Searches
+// queue while at most 8 are queued on the key (MAX_HOCL_HANDOVER).
+// Unlike the artifact, a round covers only the operations queued before
+// its deciding verb (package combine's doc). Chime.CombiningSizes reports
+// round sizes.
 //
 // A stale cached level-1 node shows as a replica whose high fence is at
 // or below the key: the operation follows the sibling (one more READ or
@@ -109,10 +143,11 @@
 //   - A set vacancy bit means "this bucket may have room": writers clear
 //     it only for buckets they have read whole, so a stale bit costs one
 //     more READ of the leaf, never a wrong placement.
-//   - No write combining or read delegation across the coroutines of a
-//     compute node (CHIME inherits both from SMART/Sherman); writers of
-//     one node only queue on the local lock table. Zipfian writes
-//     therefore pay one remote lock round per write.
+//   - The hotspot buffer is sized to its budget up front and replaces
+//     within a bucket; CHIME over-provisions its buckets and evicts the
+//     least used of two sampled buckets when the budget runs out, then
+//     skips 10 admissions. A speculative miss drops the entry; CHIME
+//     keeps it until the slot's next record.
 //   - Displacements never move an entry around the ring's end (from the
 //     last slots to the first): a reader whose READ of the whole leaf runs
 //     upwards while such a move lands could miss the entry. Keys still

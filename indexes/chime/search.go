@@ -8,33 +8,46 @@ import (
 	"github.com/dmbench/dmbench/transport"
 )
 
-// Search finds key: a speculative READ of one entry when the hotspot
-// buffer knows its slot, else one READ of its neighbourhood (two when the
-// neighbourhood wraps past the leaf's end).
+// search finds key: the level-1 node in the cache names its leaf; when
+// the hotspot buffer knows a slot of the key's neighbourhood that held a
+// key of its fingerprint, one speculative READ of that entry; else (or
+// when that entry holds another key) one READ of the neighbourhood (two
+// when it wraps past the leaf's end).
 //
 // A key found in a leaf is current: a split clears the entries it moves
 // out in the same WRITE that lowers the high fence, and a displacement
 // writes an entry's new slot before its old one. A key not found is absent
 // when the replica of the high fence read with the neighbourhood says the
 // leaf owns it.
-func (c *client) Search(key []byte) ([]byte, bool, error) {
+func (c *client) search(key []byte) ([]byte, bool, error) {
 	c.ep.Compute(cost.HashKey())
-	if c.hot != nil {
-		c.ep.Compute(cost.CacheLookup())
-		if leaf, slot, ok := c.hot.lookup(key); ok {
-			val, hit, err := c.speculative(leaf, slot, key)
-			if err != nil || hit {
-				return val, hit, err
-			}
-			c.hot.forget(key)
-		}
-	}
 	leaf, parent, err := c.leafFor(key)
 	if err != nil {
 		return nil, false, err
 	}
 	h := c.g.home(key)
+	fp := hotFingerprint(key)
+	if c.hot != nil {
+		slots := make([]int, c.g.nbr)
+		for i := range slots {
+			slots[i] = (h + i) % c.g.span
+		}
+		c.ep.Compute(int64(len(slots)) * cost.CacheLookup()) // a bucket per slot
+		if slot, ok := c.hot.lookup(leaf, slots, fp); ok {
+			c.combined(nil) // the READ below decides a delegated answer
+			val, hit, err := c.speculative(leaf, slot, key)
+			if err != nil {
+				return nil, false, err
+			}
+			if hit {
+				c.hot.record(leaf, slot, fp)
+				return val, true, nil
+			}
+			c.hot.forget(leaf, slot)
+		}
+	}
 	for {
+		c.combined(nil)
 		w, err := c.readWindow(leaf, h, c.g.nbr)
 		if errors.Is(err, errTorn) {
 			continue
@@ -52,7 +65,7 @@ func (c *client) Search(key []byte) ([]byte, bool, error) {
 			return nil, false, nil
 		}
 		if c.hot != nil {
-			c.hot.record(key, leaf, w.slot(i))
+			c.hot.record(leaf, w.slot(i), fp)
 		}
 		return bytes.Clone(w.slots[i].val), true, nil
 	}

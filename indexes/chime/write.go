@@ -17,10 +17,6 @@ const (
 	opDelete
 )
 
-func (c *client) Insert(key, val []byte) error { return c.write(opInsert, key, val) }
-func (c *client) Update(key, val []byte) error { return c.write(opUpdate, key, val) }
-func (c *client) Delete(key []byte) error      { return c.write(opDelete, key, nil) }
-
 // write is every leaf write: masked CAS on the lock bit (returning the
 // vacancy bitmap), READ of the neighbourhood (for an insert extended to
 // the nearest bucket with room), then one doorbell batch of entry WRITEs
@@ -78,10 +74,12 @@ func (c *client) writeLeaf(kind writeKind, leaf transport.GAddr, h int, key, val
 	case i >= 0 && kind == opDelete:
 		w.set(i, nil, nil)
 	case i >= 0:
-		w.set(i, key, val)
+		w.set(i, key, c.combined(val))
 	case kind != opInsert:
+		c.combined(nil) // absent for as long as the lock is held
 		return 0, indexes.ErrNotFound
 	default:
+		val = c.combined(val)
 		placed := w.insert(key, val, h, c.home)
 		if !placed && len(w.slots) < c.g.span {
 			// The bitmap promised room the neighbourhood cannot reach:

@@ -3,13 +3,13 @@ package dmtree
 import (
 	"encoding/binary"
 	"fmt"
-	"slices"
 	"testing"
 	"time"
 
 	"github.com/anishathalye/porcupine"
 
 	"github.com/dmbench/dmbench/indexes"
+	"github.com/dmbench/dmbench/indexes/combine"
 	"github.com/dmbench/dmbench/indexes/indextest"
 	"github.com/dmbench/dmbench/transport"
 	"github.com/dmbench/dmbench/transport/sim"
@@ -94,7 +94,12 @@ func TestCombiningHotKey(t *testing.T) {
 		ops[i].Call *= 2
 		ops[i].Return = ops[i].Return*2 + 1
 	}
-	if err := registerZones(ops); err != nil {
+	hist := make([]combine.RegisterOp, len(ops))
+	for i, op := range ops {
+		in := op.Input.(hotOp)
+		hist[i] = combine.RegisterOp{Write: in.write, Val: in.val, Call: op.Call, Return: op.Return}
+	}
+	if err := combine.CheckRegister(hist); err != nil {
 		t.Errorf("updates and searches of one key by %d clients are not linearizable: %v", clients, err)
 	}
 	// With 100 overlapping writers porcupine's search may not finish: it
@@ -122,63 +127,4 @@ func TestCombiningHotKey(t *testing.T) {
 	}
 	t.Logf("%d clients: %d verbs; write rounds %d (mean %.1f, max %d); read rounds %d (mean %.1f, max %d)",
 		clients, total.Verbs(), wRounds, float64(wOps)/float64(wRounds), writes.Max(), rRounds, float64(rOps)/float64(rRounds), reads.Max())
-}
-
-// registerZones decides linearizability of a register history whose
-// writes all write distinct values (the initial value 0 written before
-// any operation), the polynomial check of Gibbons and Korach: group each
-// write with the searches that returned its value; a group's zone runs
-// from the earliest return to the latest call of its operations (forward
-// when the earliest return comes first). The history is linearizable iff
-// every search returns after its write is called, no two forward zones
-// overlap, and no backward zone lies inside a forward one.
-func registerZones(ops []porcupine.Operation) error {
-	type zone struct{ minRet, maxCall int64 }
-	zones := map[uint64]*zone{0: {minRet: -1, maxCall: -1}}
-	writeCall := map[uint64]int64{0: -1}
-	for _, op := range ops {
-		if in := op.Input.(hotOp); in.write {
-			zones[in.val] = &zone{minRet: op.Return, maxCall: op.Call}
-			writeCall[in.val] = op.Call
-		}
-	}
-	for _, op := range ops {
-		in := op.Input.(hotOp)
-		if in.write {
-			continue
-		}
-		z, ok := zones[in.val]
-		if !ok {
-			return fmt.Errorf("a search returned %d, which no update wrote", in.val)
-		}
-		if op.Return < writeCall[in.val] {
-			return fmt.Errorf("a search returned %d before its update began", in.val)
-		}
-		z.minRet, z.maxCall = min(z.minRet, op.Return), max(z.maxCall, op.Call)
-	}
-	vals := make([]uint64, 0, len(zones))
-	for v := range zones {
-		vals = append(vals, v)
-	}
-	slices.Sort(vals)
-	for _, a := range vals {
-		za := zones[a]
-		if za.minRet >= za.maxCall {
-			continue // backward
-		}
-		for _, b := range vals {
-			zb := zones[b]
-			if a == b {
-				continue
-			}
-			if zb.minRet < zb.maxCall {
-				if za.minRet < zb.maxCall && zb.minRet < za.maxCall {
-					return fmt.Errorf("the forward zones of values %d and %d overlap", a, b)
-				}
-			} else if za.minRet < zb.maxCall && zb.minRet < za.maxCall {
-				return fmt.Errorf("the backward zone of value %d lies inside the forward zone of %d", b, a)
-			}
-		}
-	}
-	return nil
 }
