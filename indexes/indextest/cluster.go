@@ -14,6 +14,7 @@ import (
 	"github.com/dmbench/dmbench/transport"
 	"github.com/dmbench/dmbench/transport/local"
 	"github.com/dmbench/dmbench/transport/sim"
+	"github.com/dmbench/dmbench/transport/tcp"
 )
 
 // The fabrics the suite runs on: the deterministic virtual-time simulator
@@ -22,6 +23,11 @@ const (
 	Sim   = "sim"
 	Local = "local"
 )
+
+// TCP is the tcp fabric with its servers on loopback. The suite runs on
+// it only when a Suite names it in Fabrics: transport/tcp's tests do, for
+// a few indexes, so that every index's tests do not pay for it.
+const TCP = "tcp"
 
 // Fabrics lists the fabrics the suite runs on, in the order it runs them.
 func Fabrics() []string { return []string{Sim, Local} }
@@ -75,7 +81,7 @@ func Config(mode transport.Mode, seed uint64) transport.Config {
 	}
 }
 
-// NewFabric builds the fabric named fabric (Sim or Local) for cfg and
+// NewFabric builds the fabric named fabric (Sim, Local or TCP) for cfg and
 // closes it when t ends.
 func NewFabric(t testing.TB, fabric string, cfg transport.Config) transport.Fabric {
 	t.Helper()
@@ -88,8 +94,10 @@ func NewFabric(t testing.TB, fabric string, cfg transport.Config) transport.Fabr
 		f, err = sim.New(cfg, sim.CX6)
 	case Local:
 		f, err = local.New(cfg)
+	case TCP:
+		f, err = tcp.New(cfg, tcp.Options{})
 	default:
-		err = fmt.Errorf("fabric %q is not one of: %s, %s", fabric, Sim, Local)
+		err = fmt.Errorf("fabric %q is not one of: %s, %s, %s", fabric, Sim, Local, TCP)
 	}
 	if err != nil {
 		t.Fatalf("indextest: building the %s fabric: %v", fabric, err)

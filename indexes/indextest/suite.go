@@ -30,6 +30,8 @@ type Suite struct {
 	// CacheBytes is the cache budget per compute node (0:
 	// DefaultCacheBytes).
 	CacheBytes uint64
+	// Fabrics are the fabrics to run on (nil: Fabrics()).
+	Fabrics []string
 }
 
 // Run runs every case on every fabric in both memory modes, as subtests
@@ -62,7 +64,11 @@ func (s Suite) Run(t *testing.T) {
 	} else {
 		t.Logf("%s does not rely on paper mode: strict mode is checked like paper mode", name)
 	}
-	for _, fabric := range Fabrics() {
+	fabrics := s.Fabrics
+	if fabrics == nil {
+		fabrics = Fabrics()
+	}
+	for _, fabric := range fabrics {
 		t.Run(fabric, func(t *testing.T) {
 			if raceEnabled && fabric == Sim {
 				t.Skip("sim is skipped under the race detector, which can find nothing there: its clients run one at a time and hand over through coroutine switches; it runs without -race")

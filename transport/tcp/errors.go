@@ -84,7 +84,7 @@ func decodeError(p []byte) (error, error) {
 	var ae *transport.AddrError
 	if flags&errHasAddr != 0 {
 		ae = &transport.AddrError{Verb: transport.VerbKind(r.u8()), Addr: transport.GAddr(r.u64()), Len: r.u64(), Reason: r.str()}
-		if r.u8() != 0 {
+		if r.bool() {
 			rg := r.region(ae.Addr.Node())
 			ae.Region = &rg
 		}

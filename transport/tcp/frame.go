@@ -144,6 +144,16 @@ func (r *reader) u64() uint64 {
 	return 0
 }
 
+// bool reads a flag byte: 0 or 1, anything else is malformed, so that
+// every frame that decodes has exactly one encoding.
+func (r *reader) bool() bool {
+	b := r.u8()
+	if b > 1 && r.err == nil {
+		r.err = fmt.Errorf("%w: flag byte %d, want 0 or 1", errFrame, b)
+	}
+	return b == 1
+}
+
 func (r *reader) str() string {
 	n := r.u32()
 	if n > maxName {
@@ -212,7 +222,7 @@ func appendHello(b []byte, id uint64, h *hello) []byte {
 func decodeHello(p []byte) (hello, error) {
 	r := reader{b: p}
 	h := hello{version: r.u16(), node: transport.NodeID(r.u16())}
-	h.configure, h.fresh = r.u8() != 0, r.u8() != 0
+	h.configure, h.fresh = r.bool(), r.bool()
 	h.mode = transport.Mode(r.u8())
 	h.main, h.device = r.u64(), r.u64()
 	copy(h.mac[:], r.take(macBytes))
@@ -236,7 +246,7 @@ func (r *reader) region(n transport.NodeID) transport.Region {
 	rg := transport.Region{Node: n, Name: r.str()}
 	rg.Base = transport.Addr(n, r.u64())
 	rg.Size = r.u64()
-	rg.Device = r.u8() != 0
+	rg.Device = r.bool()
 	return rg
 }
 
