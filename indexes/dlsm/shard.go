@@ -1,0 +1,175 @@
+package dlsm
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/dmbench/dmbench/cost"
+	"github.com/dmbench/dmbench/transport"
+)
+
+// stripes serialises the check-then-write of Update and Delete per key.
+const stripes = 256
+
+// shard is the LSM tree of one compute node: its memtable and immutable
+// memtables, and the version (the SSTables of every level) whose index
+// blocks and filters it keeps. Only its owner's threads and RPC cores
+// touch it.
+type shard struct {
+	x    *Index
+	id   int
+	node transport.NodeID // owning compute node
+	mem  transport.NodeID // memory node holding its SSTables
+
+	mu         sync.Mutex // guards the fields below; never held across a verb or Compute
+	cur        *memtable
+	imms       []*memtable // oldest first
+	ver        *version
+	compacting bool
+	waiters    []transport.Endpoint
+	nextMem    uint64
+	nextTable  uint64
+	cursor     [numLevels][]byte // compact_pointer_: where level i's next compaction starts
+
+	seq     atomic.Uint64
+	stripes [stripes]transport.Mutex
+
+	remote atomic.Uint64 // remote bytes allocated for this shard
+}
+
+// version is an immutable list of levels; a change installs a new one.
+// Level 0 is newest first and may overlap; levels 1+ are sorted by key
+// and disjoint.
+type version struct {
+	levels [numLevels][]*table
+}
+
+func newShard(x *Index, id int, node, mem transport.NodeID) *shard {
+	s := &shard{x: x, id: id, node: node, mem: mem, ver: &version{}}
+	s.cur = newMemtable(0)
+	s.nextMem = 1
+	return s
+}
+
+// view is what a read works on: the memtables and version at one instant.
+type view struct {
+	mems []*memtable // newest first
+	ver  *version
+}
+
+func (s *shard) view() view {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v := view{mems: make([]*memtable, 0, 1+len(s.imms)), ver: s.ver}
+	v.mems = append(v.mems, s.cur)
+	for i := len(s.imms) - 1; i >= 0; i-- {
+		v.mems = append(v.mems, s.imms[i])
+	}
+	return v
+}
+
+// wait parks ep until the next flush or compaction installs.
+func (s *shard) waitLocked(ep transport.Endpoint) {
+	s.waiters = append(s.waiters, ep)
+	s.mu.Unlock()
+	ep.Park()
+}
+
+func (s *shard) wakeLocked() []transport.Endpoint {
+	w := s.waiters
+	s.waiters = nil
+	return w
+}
+
+func wake(w []transport.Endpoint) {
+	for _, ep := range w {
+		ep.Unpark()
+	}
+}
+
+// lookup finds key's newest entry: memtables, then level 0 newest first,
+// then one table per deeper level. A table is consulted through the
+// table cache, its filter and its index block, all on the compute node;
+// only a live value found in a table costs a verb, the READ of its entry.
+func (s *shard) lookup(ep transport.Endpoint, key []byte, wantVal bool) (val []byte, found bool, err error) {
+	f := &s.x.f
+	v := s.view()
+	ep.SetStep(stepMemtable)
+	for _, m := range v.mems {
+		ep.Compute(cost.NodeSearch(m.count() + 1))
+		if kind, val, ok := m.get(key); ok {
+			return val, kind == kindValue, nil
+		}
+	}
+	ep.SetStep(stepSSTable)
+	for lv, tables := range v.ver.levels {
+		if lv > 0 && len(tables) > 0 {
+			ep.Compute(cost.NodeSearch(len(tables)))
+			tables = overlapping(f, tables, key)
+		}
+		for _, t := range tables {
+			ep.Compute(cost.CacheLookup() + t.bloom.probeCost())
+			if !t.bloom.mayContain(key) {
+				continue
+			}
+			ep.Compute(cost.NodeSearch(t.n))
+			i, ok := t.find(f, key)
+			if !ok {
+				continue
+			}
+			if t.kinds[i] != kindValue {
+				return nil, false, nil
+			}
+			if !wantVal {
+				return nil, true, nil
+			}
+			buf := make([]byte, f.esz)
+			if err := ep.Read(buf, t.entryAddr(f, i)); err != nil {
+				return nil, false, wrap("read entry", err)
+			}
+			_, kind, _, val, err := f.parseEntry(buf)
+			if err != nil {
+				return nil, false, err
+			}
+			if kind != kindValue {
+				return nil, false, nil
+			}
+			return val, true, nil
+		}
+	}
+	return nil, false, nil
+}
+
+// overlapping returns the table of a sorted level whose range holds key.
+func overlapping(f *format, tables []*table, key []byte) []*table {
+	lo, hi := 0, len(tables)
+	for lo < hi {
+		m := (lo + hi) / 2
+		if string(tables[m].largest(f)) < string(key) {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < len(tables) && string(tables[lo].smallest(f)) <= string(key) {
+		return tables[lo : lo+1]
+	}
+	return nil
+}
+
+// footprint is the compute-side bytes (memtables, index blocks, filters)
+// and the remote bytes the shard has allocated.
+func (s *shard) footprint() (local, remote uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	local = uint64(s.cur.size.Load())
+	for _, m := range s.imms {
+		local += uint64(m.size.Load())
+	}
+	for _, tables := range s.ver.levels {
+		for _, t := range tables {
+			local += t.localBytes()
+		}
+	}
+	return local, s.remote.Load()
+}
