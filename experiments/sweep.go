@@ -36,6 +36,54 @@ type Options struct {
 	Jobs int
 	// Progress, when not nil, shows a progress bar with an ETA.
 	Progress io.Writer
+	// Shard, when set, runs only the shard's share of the runs (see
+	// Shard); the other points stay without a result.
+	Shard Shard
+}
+
+// Shard is the I-th (1 <= I <= N) of N disjoint shares of a figure's
+// runs, so that N machines (a Slurm job array) sweep a figure together:
+// each writes its share's results, the result folders are copied into
+// one, and a sweep without a shard then finds every run saved. The zero
+// Shard is the whole figure.
+//
+// A figure's distinct run configurations, in the order its points
+// expand, are dealt round-robin: configuration k goes to shard k mod N.
+// The deal depends on the spec and scale alone, never on which results
+// a machine already holds, so shards are disjoint and together cover
+// every run; points that share a configuration share its shard.
+type Shard struct{ I, N int }
+
+// ParseShard reads "I/N".
+func ParseShard(s string) (Shard, error) {
+	var sh Shard
+	if _, err := fmt.Sscanf(s, "%d/%d", &sh.I, &sh.N); err != nil || fmt.Sprintf("%d/%d", sh.I, sh.N) != s {
+		return Shard{}, fmt.Errorf("shard %q: want I/N, as 3/8, the I-th of N shares", s)
+	}
+	if sh.N < 1 || sh.I < 1 || sh.I > sh.N {
+		return Shard{}, fmt.Errorf("shard %q: want 1 <= I <= N", s)
+	}
+	return sh, nil
+}
+
+func (sh Shard) String() string { return fmt.Sprintf("%d/%d", sh.I, sh.N) }
+
+// whole reports a zero shard, or 1/1: every run.
+func (sh Shard) whole() bool { return sh.N <= 1 }
+
+// owns lists, per point, whether the shard runs it.
+func (sh Shard) owns(points []Point) []bool {
+	own := make([]bool, len(points))
+	deal := map[string]int{}
+	for i, p := range points {
+		k, ok := deal[p.Hash]
+		if !ok {
+			k = len(deal)
+			deal[p.Hash] = k
+		}
+		own[i] = sh.whole() || k%sh.N == sh.I-1
+	}
+	return own
 }
 
 // RunsDir is where a figure's runs at a scale are kept.
@@ -67,8 +115,9 @@ func Sweep(ctx context.Context, s *Spec, points []Point, opt Options) ([]Outcome
 	}
 	var pending []int
 	first := map[string]int{}
+	own := opt.Shard.owns(points)
 	for i, o := range out {
-		if o.Missing != "" || o.Result != nil || o.NeedsInput != "" {
+		if o.Missing != "" || o.Result != nil || o.NeedsInput != "" || !own[i] {
 			continue
 		}
 		if j, ok := saved[o.Hash]; ok {

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -32,12 +33,17 @@ func inputs(ctx *cli.Context) experiments.Inputs {
 	return experiments.Inputs{TraceDir: ctx.String("trace-dir")}
 }
 
+// shardFlag splits the runs over machines (scripts/slurm_reproduce.sh).
+func shardFlag() cli.Flag {
+	return &cli.StringFlag{Name: "shard", Usage: "run only the `I/N`-th of N disjoint shares of each figure's runs and draw nothing; copy the shards' --out folders into one and reproduce again without --shard to draw the figures and check the claims"}
+}
+
 func reproduceCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "reproduce",
 		Usage:     "run, plot and check the claims of catalog figures (resumable)",
-		UsageText: "dmbench reproduce [--scale small|default|large] [--jobs N] [--trace-dir DIR] FIGURE... (e.g. dex/fig6, fig6, dmtree)",
-		Flags:     figureFlags(),
+		UsageText: "dmbench reproduce [--scale small|default|large] [--jobs N] [--trace-dir DIR] [--shard I/N] FIGURE... (e.g. dex/fig6, fig6, dmtree)",
+		Flags:     append(figureFlags(), shardFlag()),
 		Action: func(ctx *cli.Context) error {
 			specs, err := figureArgs(ctx)
 			if err != nil {
@@ -52,8 +58,8 @@ func sweepCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "sweep",
 		Usage:     "run, plot and check a figure spec file (resumable)",
-		UsageText: "dmbench sweep --spec FILE [--scale ...] [--jobs N]",
-		Flags:     append(figureFlags(), &cli.StringFlag{Name: "spec", Usage: "spec `FILE` (YAML, as in experiments/specs)", Required: true}),
+		UsageText: "dmbench sweep --spec FILE [--scale ...] [--jobs N] [--shard I/N]",
+		Flags:     append(figureFlags(), shardFlag(), &cli.StringFlag{Name: "spec", Usage: "spec `FILE` (YAML, as in experiments/specs)", Required: true}),
 		Action: func(ctx *cli.Context) error {
 			s, err := experiments.Load(ctx.String("spec"))
 			if err != nil {
@@ -152,23 +158,48 @@ func options(ctx *cli.Context) experiments.Options {
 	return experiments.Options{Dir: ctx.String("out"), Scale: ctx.String("scale"), Jobs: ctx.Int("jobs"), Progress: os.Stderr}
 }
 
+// shard reads --shard; without it, every run.
+func shard(ctx *cli.Context) (experiments.Shard, error) {
+	if !ctx.IsSet("shard") {
+		return experiments.Shard{}, nil
+	}
+	return experiments.ParseShard(ctx.String("shard"))
+}
+
 // reproduce sweeps each figure, then writes its figure, runs and claims.
 // An interrupt (Ctrl-C) stops launching runs; finished ones are kept.
 func reproduce(ctx *cli.Context, specs []*experiments.Spec) error {
+	sh, err := shard(ctx)
+	if err != nil {
+		return err
+	}
+	opt := options(ctx)
+	opt.Shard = sh
 	sigctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	var failed []error
+	var walls []figureWall
+	defer func() { printWalls(os.Stdout, walls) }()
 	for _, s := range specs {
 		points, err := s.ExpandInputs(ctx.String("scale"), inputs(ctx))
 		if err != nil {
 			return err
 		}
-		outs, err := experiments.Sweep(sigctx, s, points, options(ctx))
+		start := time.Now()
+		outs, err := experiments.Sweep(sigctx, s, points, opt)
+		walls = append(walls, figureWall{s.ID, time.Since(start)})
 		if outs == nil {
 			return err
 		}
 		if err != nil {
 			failed = append(failed, err)
+		}
+		if ctx.IsSet("shard") {
+			fmt.Printf("%s: shard %s done; its runs are in %s\n", s.ID, sh, experiments.RunsDir(opt.Dir, s, opt.Scale))
+			if sigctx.Err() != nil {
+				break
+			}
+			continue
 		}
 		r := experiments.NewReport(s, ctx.String("scale"), outs)
 		if werr := r.Write(ctx.String("out")); werr != nil {
@@ -192,6 +223,29 @@ func collect(ctx *cli.Context, s *experiments.Spec) (*experiments.Report, error)
 		return nil, err
 	}
 	return experiments.NewReport(s, ctx.String("scale"), outs), nil
+}
+
+// figureWall is how long a figure's sweep took on the wall clock: shown
+// to the user, never part of a result.
+type figureWall struct {
+	id   string
+	wall time.Duration
+}
+
+// printWalls prints each figure's sweep time and the total.
+func printWalls(w io.Writer, walls []figureWall) {
+	if len(walls) == 0 {
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "\nfigure\twall time")
+	var total time.Duration
+	for _, f := range walls {
+		fmt.Fprintf(tw, "%s\t%s\n", f.id, f.wall.Round(time.Second))
+		total += f.wall
+	}
+	fmt.Fprintf(tw, "total\t%s\n", total.Round(time.Second))
+	tw.Flush()
 }
 
 // printReport prints a figure's claims and where its files went.
