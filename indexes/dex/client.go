@@ -37,6 +37,9 @@ type client struct {
 	// operations without the cache (direct.go).
 	bufs  [2]node
 	fence []byte
+	// fences holds the copies of a node's and a child's fence keys that
+	// descend checks against the partitions, reused from node to node.
+	fences [4][]byte
 }
 
 func (x *Index) newClient(ep transport.Endpoint) *client {
@@ -159,8 +162,18 @@ func (c *client) header(f *frame, key []byte) header {
 	d := f.data
 	return header{
 		level: d.level(), count: d.count(), full: l.full(d), covers: l.covers(d, key),
-		low: bytes.Clone(l.low(d)), high: bytes.Clone(l.highKey(d)),
+		low: keep(&c.fences[0], l.low(d)), high: keep(&c.fences[1], l.highKey(d)),
 	}
+}
+
+// keep copies b into *buf, reusing its room, and returns the copy; a nil
+// b (an open upper fence) stays nil.
+func keep(buf *[]byte, b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	*buf = append((*buf)[:0], b...)
+	return *buf
 }
 
 // descend is one attempt of find.
@@ -205,7 +218,7 @@ func (c *client) descend(key, val []byte, op opKind) (leafRef, *offloadReply, er
 		i := l.innerFind(f.data, key)
 		ptr := l.child(f.data, i)
 		clow, chigh := l.childRange(f.data, i)
-		clow, chigh = bytes.Clone(clow), bytes.Clone(chigh)
+		clow, chigh = keep(&c.fences[2], clow), keep(&c.fences[3], chigh)
 		f.mu.RUnlock()
 		c.ep.Compute(cost.NodeSearch(h.count))
 		if f.ver.Load() != v || p != nil && p.ver.Load() != pv {

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/google/btree"
 
@@ -55,13 +56,17 @@ func newNodeCache(l *layout, budget uint64) *nodeCache {
 func lessLow(a, b *cachedNode) bool { return a.low < b.low }
 
 // lookup returns the cached node of level lvl whose range covers key.
-func (nc *nodeCache) lookup(lvl int, key []byte) *cachedNode {
+// probe is the caller's own scratch node.
+func (nc *nodeCache) lookup(lvl int, key []byte, probe *cachedNode) *cachedNode {
 	nc.mu.RLock()
 	defer nc.mu.RUnlock()
 	if lvl < 1 || lvl > len(nc.levels) {
 		return nil
 	}
-	probe := &cachedNode{low: string(key)}
+	// The probe borrows key's bytes for the call only, so a lookup
+	// allocates nothing; it is cleared before key may change.
+	probe.low = unsafe.String(unsafe.SliceData(key), len(key))
+	defer func() { probe.low = "" }()
 	var found *cachedNode
 	nc.levels[lvl-1].DescendLessOrEqual(probe, func(n *cachedNode) bool {
 		found = n

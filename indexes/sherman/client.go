@@ -31,6 +31,8 @@ type client struct {
 	cpu  int64 // local work charged but not yet handed to Compute
 	crc  int64 // the part of it that computes node checksums (stepCRC)
 	path [maxLevels]step
+	// probe is the scratch node a cache lookup orders by.
+	probe cachedNode
 }
 
 // stepCRC labels the time spent computing node checksums in the crc

@@ -73,7 +73,7 @@ func (c *client) cacheInsert(a transport.GAddr, img []byte) {
 // lookupCached is one index-cache lookup, charged.
 func (c *client) lookupCached(lvl int, key []byte) *cachedNode {
 	c.charge(cost.CacheLookup())
-	return c.x.cache(c.ep.Node()).lookup(lvl, key)
+	return c.x.cache(c.ep.Node()).lookup(lvl, key, &c.probe)
 }
 
 // locate finds the node of level target that covers key. With fast set it
