@@ -50,8 +50,8 @@ type table struct {
 }
 
 func (t *table) key(f *format, i int) []byte { return t.keys[i*f.ks : (i+1)*f.ks] }
-func (t *table) smallest(f *format) []byte  { return t.key(f, 0) }
-func (t *table) largest(f *format) []byte   { return t.key(f, t.n-1) }
+func (t *table) smallest(f *format) []byte   { return t.key(f, 0) }
+func (t *table) largest(f *format) []byte    { return t.key(f, t.n-1) }
 
 // find returns the position of key in t, or ok false.
 func (t *table) find(f *format, key []byte) (int, bool) {
@@ -70,7 +70,9 @@ func (t *table) entryAddr(f *format, i int) transport.GAddr {
 }
 
 // localBytes is what the compute node keeps of t: index and filter.
-func (t *table) localBytes() uint64 { return uint64(len(t.keys)+len(t.kinds)) + uint64(len(t.bloom.bits)) }
+func (t *table) localBytes() uint64 {
+	return uint64(len(t.keys)+len(t.kinds)) + uint64(len(t.bloom.bits))
+}
 
 // record is one key-value pair on its way into a table.
 type record struct {
