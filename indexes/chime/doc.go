@@ -85,7 +85,8 @@
 //
 // # Hotspot buffer (hotness-aware speculative read)
 //
-// CHIME's IdxCache (include/IdxCache.h): hotspot of the cache (30%) holds
+// CHIME's IdxCache (include/IdxCache.h): the hotspot share of the cache
+// (hotspot=0.3, CHIME's 30 of 100 MB) holds
 // 16-byte entries naming a leaf slot (leaf address 8, slot 2) with a
 // 2-byte fingerprint of the key last found there and an access count, in
 // 8-way buckets hashed by (leaf, slot). A search first finds its leaf in
