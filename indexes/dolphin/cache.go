@@ -46,8 +46,8 @@ func newARTCache(budget uint64) *artCache {
 func (c *artCache) get(a transport.GAddr) *inode {
 	c.lookups.Add(1)
 	c.mu.RLock()
+	defer c.mu.RUnlock()
 	e := c.nodes[a]
-	c.mu.RUnlock()
 	if e == nil {
 		return nil
 	}

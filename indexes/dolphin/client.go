@@ -23,6 +23,9 @@ type client struct {
 	cache *artCache
 	alloc *transport.Allocator
 	cpu   int64 // local work charged but not yet handed to Compute
+
+	comb *combining    // the node's local lock table; nil when off
+	cut  func() []byte // closes the combining round this client leads
 }
 
 func leUint64(b []byte) uint64 { return binary.LittleEndian.Uint64(b) }
@@ -315,6 +318,7 @@ func (c *client) find(key []byte, hold bool) (found, error) {
 // versions) in one batch; busy when an SMO held Spear, whose +1 it undoes.
 func (c *client) readLeaf(a transport.GAddr, hold bool) (img leafImage, held, busy bool, err error) {
 	if !hold {
+		c.combined(nil)
 		img = make(leafImage, c.l.leafBytes)
 		if err := c.read(img, a); err != nil {
 			return nil, false, false, fmt.Errorf("reading leaf %v: %w", a, err)

@@ -120,6 +120,18 @@
 // copy is replaced when a traversal reads the node again (a missing child,
 // a leaf outside its range, an obsolete node).
 //
+// # Local lock table (combine, default on)
+//
+// Dolphin's code keeps SMART's local lock table on: its insert (which
+// serves updates too) starts by taking the key's local write lock and
+// returns early on a handover. With combine=true (package combine) the
+// clients of one compute node that search, or write, one key at the same
+// time share one remote operation: a write round's winner carries the last
+// value dropped into the key's buffer and closes the round right before
+// that WRITE; a search winner closes its round before each leaf READ.
+// Inserts and updates combine apart; deletes are not combined. The paper's
+// text does not mention the table.
+//
 // # Cache (Env.CacheBytes)
 //
 // Per compute node, shared by its clients: copies of internal nodes keyed

@@ -21,6 +21,8 @@ func init() {
 				Doc: "bytes per leaf (Dolphin section IV.A: 1 KB leaves); sets the span unless span is given"},
 			{Name: "span", Kind: indexes.KindInt, Default: "0", Min: 0, Max: 256,
 				Doc: "key slots per leaf (the leaf grows to fit them); 0 fits as many as leaf_bytes holds"},
+			{Name: "combine", Kind: indexes.KindBool, Default: "true",
+				Doc: "SMART's local lock table, on in Dolphin's code: read delegation and write combining among one compute node's clients"},
 		},
 		PaperMode: func(indexes.Params) string {
 			return "a search trusts a value of up to 64 bytes read while an update WRITEs it (MS-RNIC write synchronisation, section III.C) and a leaf's front/rear versions to expose a READ torn by a split, which holds only with 64-byte cacheline atomicity and WRITEs landing in increasing address order"
@@ -41,6 +43,7 @@ type Index struct {
 	setupMem *transport.Allocator
 
 	caches []*artCache            // by compute node
+	combs  []*combining           // by compute node; nil when combine is off
 	allocs []*transport.Allocator // by compute node
 	bytes  atomic.Uint64          // memory-side bytes allocated
 }
@@ -77,6 +80,9 @@ func New(env indexes.Env, p indexes.Params) (indexes.Index, error) {
 	for range cfg.ComputeNodes {
 		x.caches = append(x.caches, newARTCache(env.CacheBytes))
 		x.allocs = append(x.allocs, transport.NewAllocator(f, 0))
+		if p.Bool("combine") {
+			x.combs = append(x.combs, newCombining())
+		}
 	}
 	return x, nil
 }
@@ -150,5 +156,9 @@ func (x *Index) Info() indexes.Info {
 
 // NewClient makes a client for one coroutine.
 func (x *Index) NewClient(ep transport.Endpoint) indexes.Client {
-	return &client{x: x, l: &x.l, ep: ep, cache: x.cacheOf(ep.Node()), alloc: x.allocOf(ep.Node())}
+	c := &client{x: x, l: &x.l, ep: ep, cache: x.cacheOf(ep.Node()), alloc: x.allocOf(ep.Node())}
+	if i := x.cn(ep.Node()); i >= 0 && i < len(x.combs) {
+		c.comb = x.combs[i]
+	}
+	return c
 }

@@ -20,6 +20,13 @@ func (c *client) Search(key []byte) ([]byte, bool, error) {
 	if err := c.checkKey(key); err != nil {
 		return nil, false, err
 	}
+	if c.comb != nil {
+		return c.delegatedSearch(key)
+	}
+	return c.search(key)
+}
+
+func (c *client) search(key []byte) ([]byte, bool, error) {
 	for range maxRetries {
 		f, err := c.find(key, false)
 		if err != nil || f.leaf == 0 || f.other {
@@ -45,11 +52,18 @@ func (c *client) Update(key, val []byte) error {
 	if err := c.checkKey(key); err != nil {
 		return err
 	}
+	if c.comb != nil {
+		return c.combinedWrite(false, key, val, c.update)
+	}
+	return c.update(key, val)
+}
+
+func (c *client) update(key, val []byte) error {
 	f, at, err := c.locked(key)
 	if err != nil {
 		return err
 	}
-	buf := c.l.encodeValue(make([]byte, 0, c.l.valStride), val, c.l.valueVersion(f.img, at)+1)
+	buf := c.l.encodeValue(make([]byte, 0, c.l.valStride), c.combined(val), c.l.valueVersion(f.img, at)+1)
 	return c.post(transport.WriteOp(c.l.valueAddr(f.leaf, at), buf), transport.FAAOp(c.l.lockAddr(f.leaf), ^uint64(0)))
 }
 
@@ -110,6 +124,13 @@ func (c *client) Insert(key, val []byte) error {
 	if err := c.checkKey(key); err != nil {
 		return err
 	}
+	if c.comb != nil {
+		return c.combinedWrite(true, key, val, c.insert)
+	}
+	return c.insert(key, val)
+}
+
+func (c *client) insert(key, val []byte) error {
 	b := key[c.l.keySize-1]
 	for range maxRetries {
 		f, err := c.find(key, true)
@@ -126,7 +147,7 @@ func (c *client) Insert(key, val []byte) error {
 		at, st, empty := c.slotOf(f.img, b)
 		switch {
 		case at >= 0 && st == stateLive:
-			buf := c.l.encodeValue(make([]byte, 0, c.l.valStride), val, c.l.valueVersion(f.img, at)+1)
+			buf := c.l.encodeValue(make([]byte, 0, c.l.valStride), c.combined(val), c.l.valueVersion(f.img, at)+1)
 			return c.post(transport.WriteOp(c.l.valueAddr(f.leaf, at), buf), transport.FAAOp(c.l.lockAddr(f.leaf), ^uint64(0)))
 		case at >= 0:
 			// Another insert of the key is between its CAS and its WRITE.
@@ -160,7 +181,7 @@ func (c *client) claim(f found, key, val []byte, from int) (bool, error) {
 			if c.l.valLines > 0 {
 				ver = c.l.valueVersion(f.img, j) + 1
 			}
-			buf := c.l.encodeValue(make([]byte, 0, c.l.valStride), val, ver)
+			buf := c.l.encodeValue(make([]byte, 0, c.l.valStride), c.combined(val), ver)
 			live := make([]byte, 8)
 			putUint64(live, keyWord(stateLive, b))
 			return true, c.post(
