@@ -86,6 +86,7 @@ func (c *client) write(op opKind, key, val []byte) error {
 // compute node its own dLSM over its own key range; this is how another
 // node's client reaches it).
 func (c *client) forward(i int, op opKind, key, val []byte, n int) ([]byte, error) {
+	c.ep.SetStep(stepForward)
 	req := append([]byte{byte(op)}, binary.LittleEndian.AppendUint32(nil, uint32(n))...)
 	req = append(append(req, key...), val...)
 	rep, err := c.ep.Call(c.x.shards[i].node, methodForward, req)

@@ -51,7 +51,7 @@ func init() {
 			{Name: "bloombits", Kind: indexes.KindInt, Default: "10", Min: 1, Max: 64,
 				Doc: "bloom filter bits per key"},
 		},
-		Steps: []string{"memtable", "sstable", "flush", "compaction", "stall"},
+		Steps: []string{"memtable", "sstable", "flush", "compaction", "stall", "forward"},
 		New:   New,
 	})
 }
@@ -63,6 +63,7 @@ const (
 	stepFlush
 	stepCompaction
 	stepStall
+	stepForward
 )
 
 // Index is a dLSM instance: one LSM tree per compute node, each over its

@@ -67,10 +67,16 @@
 //	any operation on another node's key: 1 RPC to the owner
 //
 // Local work charged (package cost): a memtable search or insert is
-// NodeSearch(entries); each table consulted costs a table-cache lookup
-// (CacheLookup, dLSM's LRU table cache, the overhead DMTree section 5.2.1
-// blames for dLSM's searches), a filter probe (HashKey + k bit tests) and,
-// when the filter passes, NodeSearch over the index block.
+// NodeSearch(entries); each table consulted costs a table-cache Lookup
+// and Release (LevelDB's ShardedLRUCache, 16 shards with a lock each,
+// both calls under the shard's lock: CacheLookup and CachelineTransfer
+// held there, so a node's threads reading the same few tables queue on a
+// few locks; the "complex LRU cache" DMTree section 5.2.1 blames for
+// dLSM's searches), a filter probe (HashKey + k bit tests) and, when the
+// filter passes, NodeSearch over the index block. The table cache holds
+// every table's index block and filter (the artifact's max_open_files is
+// ten million), so Env.CacheBytes does not bound it; Info reports its
+// bytes with the memtables' as the compute-side cache.
 //
 // The write that fills the memtable switches it to the immutable list and
 // then flushes it: one doorbell of 3 WRITEs (data, index block, filter

@@ -59,9 +59,11 @@ type tableIter struct {
 	buf    []byte
 }
 
-func newTableIter(ep transport.Endpoint, f *format, t *table, from []byte) *tableIter {
-	ep.Compute(cost.CacheLookup() + cost.NodeSearch(t.n))
-	return &tableIter{f: f, ep: ep, t: t, i: t.seek(f, from)}
+func newTableIter(ep transport.Endpoint, s *shard, t *table, from []byte) *tableIter {
+	s.openTable(ep, t)
+	ep.Compute(cost.NodeSearch(t.n))
+	s.closeTable(ep, t)
+	return &tableIter{f: &s.x.f, ep: ep, t: t, i: t.seek(&s.x.f, from)}
 }
 
 func (it *tableIter) valid() bool { return it.i < it.t.n }
@@ -89,20 +91,22 @@ func (it *tableIter) value() ([]byte, error) {
 // each as the scan reaches it.
 type levelIter struct {
 	f      *format
+	s      *shard
 	ep     transport.Endpoint
 	tables []*table
 	ti     int
 	cur    *tableIter
 }
 
-func newLevelIter(ep transport.Endpoint, f *format, tables []*table, from []byte) *levelIter {
+func newLevelIter(ep transport.Endpoint, s *shard, tables []*table, from []byte) *levelIter {
 	ep.Compute(cost.NodeSearch(len(tables)))
-	it := &levelIter{f: f, ep: ep, tables: tables}
+	f := &s.x.f
+	it := &levelIter{f: f, s: s, ep: ep, tables: tables}
 	for it.ti < len(tables) && bytes.Compare(tables[it.ti].largest(f), from) < 0 {
 		it.ti++
 	}
 	if it.ti < len(tables) {
-		it.cur = newTableIter(ep, f, tables[it.ti], from)
+		it.cur = newTableIter(ep, s, tables[it.ti], from)
 	}
 	return it
 }
@@ -117,7 +121,7 @@ func (it *levelIter) next() {
 		it.ti++
 		it.cur = nil
 		if it.ti < len(it.tables) {
-			it.cur = newTableIter(it.ep, it.f, it.tables[it.ti], it.tables[it.ti].smallest(it.f))
+			it.cur = newTableIter(it.ep, it.s, it.tables[it.ti], it.tables[it.ti].smallest(it.f))
 		}
 	}
 }
@@ -126,7 +130,6 @@ func (it *levelIter) next() {
 // no bound), merging the memtables, level 0's tables and one iterator per
 // deeper level; for a key in several sources the newest wins.
 func (s *shard) scan(ep transport.Endpoint, from, upper []byte, n int) ([]record, error) {
-	f := &s.x.f
 	v := s.view()
 	ep.SetStep(stepMemtable)
 	var srcs []source
@@ -136,11 +139,11 @@ func (s *shard) scan(ep transport.Endpoint, from, upper []byte, n int) ([]record
 	}
 	ep.SetStep(stepSSTable)
 	for _, t := range v.ver.levels[0] {
-		srcs = append(srcs, newTableIter(ep, f, t, from))
+		srcs = append(srcs, newTableIter(ep, s, t, from))
 	}
 	for _, tables := range v.ver.levels[1:] {
 		if len(tables) > 0 {
-			srcs = append(srcs, newLevelIter(ep, f, tables, from))
+			srcs = append(srcs, newLevelIter(ep, s, tables, from))
 		}
 	}
 	var out []record

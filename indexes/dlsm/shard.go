@@ -11,6 +11,10 @@ import (
 // stripes serialises the check-then-write of Update and Delete per key.
 const stripes = 256
 
+// cacheShards is the table cache's shard count: LevelDB's ShardedLRUCache
+// (kNumShardBits = 4), which dLSM's table cache is.
+const cacheShards = 16
+
 // shard is the LSM tree of one compute node: its memtable and immutable
 // memtables, and the version (the SSTables of every level) whose index
 // blocks and filters it keeps. Only its owner's threads and RPC cores
@@ -33,6 +37,7 @@ type shard struct {
 
 	seq     atomic.Uint64
 	stripes [stripes]transport.Mutex
+	cache   [cacheShards]transport.Mutex // the table cache's shard locks
 
 	remote atomic.Uint64 // remote bytes allocated for this shard
 }
@@ -108,12 +113,15 @@ func (s *shard) lookup(ep transport.Endpoint, key []byte, wantVal bool) (val []b
 			tables = overlapping(f, tables, key)
 		}
 		for _, t := range tables {
-			ep.Compute(cost.CacheLookup() + t.bloom.probeCost())
+			s.openTable(ep, t)
+			ep.Compute(t.bloom.probeCost())
 			if !t.bloom.mayContain(key) {
+				s.closeTable(ep, t)
 				continue
 			}
 			ep.Compute(cost.NodeSearch(t.n))
 			i, ok := t.find(f, key)
+			s.closeTable(ep, t)
 			if !ok {
 				continue
 			}
@@ -138,6 +146,26 @@ func (s *shard) lookup(ep transport.Endpoint, key []byte, wantVal bool) (val []b
 		}
 	}
 	return nil, false, nil
+}
+
+// openTable finds t in the table cache: LevelDB's sharded LRU cache, whose
+// Lookup takes its shard's lock for the hash lookup and the reference
+// count, so a node's threads reading the same few tables contend on a few
+// shard locks (the "complex LRU cache" DMTree section 5.2.1 blames for
+// dLSM's searches). closeTable is the matching Release, which locks the
+// shard again to drop the reference.
+func (s *shard) openTable(ep transport.Endpoint, t *table) {
+	m := &s.cache[(t.id*0x9e3779b97f4a7c15)>>60]
+	m.Lock(ep)
+	ep.Compute(cost.CacheLookup())
+	m.Unlock()
+}
+
+func (s *shard) closeTable(ep transport.Endpoint, t *table) {
+	m := &s.cache[(t.id*0x9e3779b97f4a7c15)>>60]
+	m.Lock(ep)
+	ep.Compute(cost.CachelineTransfer())
+	m.Unlock()
 }
 
 // overlapping returns the table of a sorted level whose range holds key.
