@@ -2,6 +2,9 @@ package tcp_test
 
 import (
 	"fmt"
+	"io"
+	"net"
+	"sync"
 	"testing"
 	"time"
 
@@ -53,6 +56,68 @@ func BenchmarkRead8(b *testing.B) {
 			if got := st.Verbs.Total()[transport.VerbRead].Count; got != uint64(b.N) {
 				b.Fatalf("Stats counted %d READs of %d", got, b.N)
 			}
+		})
+	}
+}
+
+// BenchmarkLoopbackEcho is the yardstick in the same run: plain Go TCP on
+// loopback, each client with a connection of its own, sending 8 bytes and
+// waiting for them to come back, one round trip at a time. The ratio of
+// BenchmarkRead8 to it is what the fabric's framing, checking and
+// dispatch cost over the bare socket, whatever the machine's load.
+func BenchmarkLoopbackEcho(b *testing.B) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				io.Copy(c, c)
+			}()
+		}
+	}()
+	for _, clients := range []int{1, 16, 64} {
+		b.Run(fmt.Sprintf("clients=%d", clients), func(b *testing.B) {
+			conns := make([]net.Conn, clients)
+			for i := range conns {
+				if conns[i], err = net.Dial("tcp", ln.Addr().String()); err != nil {
+					b.Fatal(err)
+				}
+				defer conns[i].Close()
+			}
+			var wg sync.WaitGroup
+			b.ResetTimer()
+			start := time.Now()
+			for i, c := range conns {
+				n := b.N / clients
+				if i < b.N%clients {
+					n++
+				}
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					buf := make([]byte, 8)
+					for range n {
+						if _, err := c.Write(buf); err != nil {
+							b.Error(err)
+							return
+						}
+						if _, err := io.ReadFull(c, buf); err != nil {
+							b.Error(err)
+							return
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "ops/s")
 		})
 	}
 }
