@@ -131,3 +131,58 @@ func checkLocksFree(t *testing.T, f transport.Fabric, x *Index) {
 		node.addr = first
 	}
 }
+
+// A leaf whose slots are used up by deleted keys is compacted in place,
+// not split: the tree of one leaf stays one leaf, and every live key
+// survives.
+func TestCompaction(t *testing.T) {
+	f := newSim(t)
+	x := build(t, f, map[string]string{"span": "8"})
+	f.Go(1, 0, func(ep transport.Endpoint) {
+		c := x.NewClient(ep)
+		for i := range uint64(5) {
+			if err := c.Insert(key(i), key(i)); err != nil {
+				t.Error(err)
+			}
+		}
+		for i := range uint64(4) {
+			if err := c.Delete(key(i)); err != nil {
+				t.Error(err)
+			}
+		}
+		// Slots: 1 live, 4 tombstones; two more inserts leave one free
+		// slot, so the third rebuilds the leaf with 4 live entries.
+		for i := uint64(5); i < 8; i++ {
+			if err := c.Insert(key(i), key(i)); err != nil {
+				t.Error(err)
+			}
+		}
+		for i := range uint64(8) {
+			v, ok, err := c.Search(key(i))
+			if err != nil || ok != (i >= 4) || ok && string(v) != string(key(i)) {
+				t.Errorf("search(%d) = %x, %v, %v", i, v, ok, err)
+			}
+		}
+	})
+	if err := f.Run(); err != nil {
+		t.Fatal(err)
+	}
+	var w [8]byte
+	if err := f.Setup(1).Read(w[:], x.rootPtr); err != nil {
+		t.Fatal(err)
+	}
+	root := decodeRoot(binary.LittleEndian.Uint64(w[:]))
+	img := make([]byte, x.l.leafBytes)
+	if err := f.Setup(1).Read(img, root.addr); err != nil {
+		t.Fatal(err)
+	}
+	used := 0
+	for i := range x.l.span {
+		if x.l.slotPtr(img, i) != slotFree {
+			used++
+		}
+	}
+	if root.level != 0 || used != 4 {
+		t.Errorf("root level %d with %d used slots, want a compacted root leaf of 4", root.level, used)
+	}
+}
