@@ -81,10 +81,8 @@ type waiter[R any] struct {
 
 // Round is the winner's view of its round.
 type Round[R any] struct {
-	t      *Table[R]
-	key    string
-	q      *queue[R] // nil when the operation runs alone
-	ticket uint64
+	t *Table[R]
+	q *queue[R] // nil when the operation runs alone
 }
 
 // Snapshot closes the round to later arrivals and returns the combining
@@ -119,7 +117,7 @@ func (t *Table[R]) Do(ep transport.Endpoint, key string, val []byte, op func(*Ro
 	if t.Window > 0 && busy > uint64(t.Window) {
 		t.mu.Unlock()
 		// The queue is full: run alone, outside any round.
-		return op(&Round[R]{t: t, key: key}), false
+		return op(&Round[R]{t: t}), false
 	}
 	q.tickets++
 	me := q.tickets
@@ -160,7 +158,7 @@ func (t *Table[R]) Do(ep transport.Endpoint, key string, val []byte, op func(*Ro
 // win runs op as the winner of a round and hands its result to the
 // operations the round covers.
 func (t *Table[R]) win(ep transport.Endpoint, key string, q *queue[R], me uint64, op func(*Round[R]) R) R {
-	res := op(&Round[R]{t: t, key: key, q: q, ticket: me})
+	res := op(&Round[R]{t: t, q: q})
 	t.mu.Lock()
 	end := max(q.snap, me)
 	t.sizes.add(int(end - q.covered))

@@ -3,7 +3,9 @@ package combine
 import "testing"
 
 func TestCheckRegister(t *testing.T) {
-	w := func(v uint64, call, ret int64) RegisterOp { return RegisterOp{Write: true, Val: v, Call: call, Return: ret} }
+	w := func(v uint64, call, ret int64) RegisterOp {
+		return RegisterOp{Write: true, Val: v, Call: call, Return: ret}
+	}
 	r := func(v uint64, call, ret int64) RegisterOp { return RegisterOp{Val: v, Call: call, Return: ret} }
 	for _, c := range []struct {
 		name string
