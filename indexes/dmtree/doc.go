@@ -82,7 +82,10 @@
 //	           per leaf
 //
 // With the primary on the caller's node the peer column is local memory
-// access and is not counted. A lock handed over locally saves the CAS of
+// access and is not counted. A search or update handed its result by
+// read delegation or write combining issues no verb at all
+// (combine_test.go: 100 updates of one key on one node, one round of 5
+// verbs). A lock handed over locally saves the CAS of
 // the next holder and the unlock WRITE of an update (handover_test.go). Variant cache: the lock CAS and the unlock
 // WRITE go to the memory node (update 4 + 1, insert 3 + 2). Variants
 // fpbtree and rdmaopt: package fpbtree's counts, all at the memory node
@@ -133,6 +136,10 @@
 //     membership is a shared ring swapped in process (no failure detector,
 //     no verbs for membership), and a ring lookup is not charged as
 //     compute work.
+//   - Read delegation and write combining hand a result only to the
+//     operations that queued before the winner's deciding verb; the
+//     artifact also hands it to those that queue while the winner
+//     finishes, which is not linearizable (package combine).
 //   - The paper does not say whether its write combining hands leaf locks
 //     over locally; dmbench reads its citation of Sherman as yes, with
 //     Sherman's limit of 8 hand-overs in a row.
