@@ -18,6 +18,7 @@ import (
 type writer struct {
 	c    net.Conn
 	mu   sync.Mutex // guards buf, err
+	room sync.Cond  // signalled when the loop takes buf
 	buf  []byte
 	err  error         // the write that failed; later appends fail with it
 	wake chan struct{} // a permit: buf has frames
@@ -31,13 +32,22 @@ var errWriterClosed = errors.New("connection closed")
 
 func newWriter(c net.Conn) *writer {
 	w := &writer{c: c, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	w.room.L = &w.mu
 	go w.loop()
 	return w
 }
 
+// maxBuffered bounds the bytes waiting for the loop: a sender waits for
+// room beyond it, so a peer that stops reading replies stalls its own
+// requests instead of growing its server's memory.
+const maxBuffered = 2 * MaxFrame
+
 // send appends the frame encode builds to the buffer and wakes the loop.
 func (w *writer) send(encode func([]byte) []byte) error {
 	w.mu.Lock()
+	for w.err == nil && len(w.buf) > maxBuffered {
+		w.room.Wait()
+	}
 	if w.err != nil {
 		w.mu.Unlock()
 		return w.err
@@ -63,6 +73,7 @@ func (w *writer) loop() {
 		w.mu.Lock()
 		out := w.buf
 		w.buf = spare[:0]
+		w.room.Broadcast()
 		w.mu.Unlock()
 		if len(out) == 0 {
 			spare = out
@@ -71,6 +82,7 @@ func (w *writer) loop() {
 		if _, err := w.c.Write(out); err != nil {
 			w.mu.Lock()
 			w.err = fmt.Errorf("write: %w", err)
+			w.room.Broadcast()
 			w.mu.Unlock()
 			w.c.Close() // the reader sees it and fails what is pending
 			return
@@ -92,6 +104,7 @@ func (w *writer) finish() {
 			w.c.Write(w.buf)
 		}
 		w.err, w.buf = errWriterClosed, nil
+		w.room.Broadcast()
 	})
 }
 

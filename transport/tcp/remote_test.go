@@ -106,6 +106,19 @@ func TestRemoteMemoryNodes(t *testing.T) {
 	if got := read(fresh); !bytes.Equal(got, make([]byte, len(data))) {
 		t.Errorf("a fabric on fresh memory reads %q, want zeros", got)
 	}
+	// An attached endpoint, as the go-ycsb binary's threads use, counts
+	// once detached.
+	ep, detach, err := fresh.Attach(2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ep.Write(blk, data); err != nil {
+		t.Fatal(err)
+	}
+	detach()
+	if got := fresh.Stats().Verbs.ByNode[1][transport.VerbWrite]; got != (transport.VerbCount{Count: 1, BytesOut: uint64(len(data))}) {
+		t.Errorf("attached WRITE counted as %+v", got)
+	}
 	fresh.Handle(0, 7, func(transport.Endpoint, []byte) ([]byte, error) { return nil, nil })
 	fresh.Go(2, 0, func(transport.Endpoint) {})
 	if err := fresh.Run(); err == nil || !strings.Contains(err.Error(), "0x0007") {
