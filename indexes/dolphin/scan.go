@@ -90,6 +90,14 @@ func (s *scanner) prefetch(lb []byte) error {
 	if n == nil {
 		return nil
 	}
+	return s.readAhead(n, lb)
+}
+
+// readAhead reads the node n is a cached copy of, and the first leaves
+// its copy names at or after lb (nil: from the first), in one batch.
+func (s *scanner) readAhead(n *inode, lb []byte) error {
+	c := s.c
+	last := c.l.keySize - 1
 	var ops []transport.Op
 	read := func(a transport.GAddr, size int) {
 		buf := make([]byte, size)
@@ -97,20 +105,26 @@ func (s *scanner) prefetch(lb []byte) error {
 		ops = append(ops, transport.ReadOp(buf, a))
 	}
 	read(n.addr, n.size)
-	if n.partialMatch(lb) < 0 {
+	if lb == nil || n.partialMatch(lb) < 0 {
 		var leaves []slot
 		if n.depth() == last {
 			order := n.ordered()
-			i := n.rangeChild(lb[last])
-			for k, j := range order {
-				if j == i {
-					for _, j := range order[k:] {
-						leaves = append(leaves, n.slots[j])
+			from := 0
+			if lb != nil {
+				i := n.rangeChild(lb[last])
+				for k, j := range order {
+					if j == i {
+						from = k
 					}
 				}
 			}
-		} else if i := n.child(lb[n.depth()]); i >= 0 {
-			leaves = []slot{n.slots[i]}
+			for _, j := range order[from:] {
+				leaves = append(leaves, n.slots[j])
+			}
+		} else if lb != nil {
+			if i := n.child(lb[n.depth()]); i >= 0 && n.slots[i].leaf() {
+				leaves = []slot{n.slots[i]}
+			}
 		}
 		for _, l := range leaves[:min(len(leaves), s.batch())] {
 			read(l.addr(), c.l.leafBytes)
@@ -219,10 +233,18 @@ func (s *scanner) walk(n *inode, fresh bool, lb []byte) error {
 	return nil
 }
 
-// child walks the subtree a normal node's slot points to.
+// child walks the subtree a normal node's slot points to. A special node
+// the cache has a copy of is read with its first leaves in one batch.
 func (s *scanner) child(sl slot, lb []byte) error {
 	if sl.leaf() {
 		return s.walkLeaves([]slot{sl}, lb, true)
+	}
+	if _, ok := s.pre[sl.addr()]; !ok && lb == nil {
+		if cp := s.c.cache.get(sl.addr()); cp != nil && cp.depth() == s.c.l.keySize-1 {
+			if err := s.readAhead(cp, nil); err != nil {
+				return err
+			}
+		}
 	}
 	child, fresh, err := s.node(sl.addr(), sl.typ())
 	if err != nil {
