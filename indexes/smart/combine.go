@@ -1,6 +1,7 @@
 package smart
 
 import (
+	"bytes"
 	"sync/atomic"
 
 	"github.com/dmbench/dmbench/cost"
@@ -153,6 +154,28 @@ func (t *localTable) take(ep transport.Endpoint, key []byte, g *writeGroup, own 
 	b.mu.Unlock()
 	*taken = v
 	return v
+}
+
+// takeIfSame takes the leader's own value, as take does, if no other
+// writer has handed one over and it equals cur, the value the leader's
+// READ found: the write is then a no-op that needs no lock and no WRITE.
+// With a value handed over it is not: that writer may have called after
+// the READ, so its value must be written.
+func (t *localTable) takeIfSame(ep transport.Endpoint, key []byte, g *writeGroup, own, cur []byte, taken *[]byte, riders *[]*writer) bool {
+	if *taken != nil || !bytes.Equal(own, cur) {
+		return false
+	}
+	b := t.bucket(key)
+	b.lock(ep)
+	defer b.mu.Unlock()
+	if g.pending != nil {
+		return false
+	}
+	g.open = false
+	*riders = g.waiters
+	g.waiters = nil
+	*taken = own
+	return true
 }
 
 // finishWrite ends the leader's write: the riders share its outcome, the

@@ -57,7 +57,10 @@
 //     48, READ node 2,064, READ leaf 34 = 4 READs.
 //   - Update: READ leaf; lock (1 masked CAS: compare lock and dead bits,
 //     set the lock bit); 1 WRITE of the 26 bytes after the reverse
-//     pointer with new value, CRC, lock cleared = 3 verbs.
+//     pointer with new value, CRC, lock cleared = 3 verbs. An update to
+//     the value the leaf holds stops after the READ (the artifact's
+//     check; DEX's benchmark writes the key itself as an update's value,
+//     test/newbench.cpp, so repeated updates of a hot key are such).
 //   - Insert into a free slot: READ the node (the cache has no slot for
 //     the new byte, so the walk stops above it); WRITE leaf 34; CAS the
 //     slot = 3 verbs. Into a full node: the same CAS into a slot past
@@ -175,8 +178,9 @@
 //     before that WRITE); the others are woken to try again. The
 //     artifact hands the answer to everyone queued when the leader
 //     finishes, so it combines more.
-//   - The artifact skips an update whose value equals the leaf's; this
-//     one always writes (the workloads' values are random).
+//   - An update whose value equals the leaf's is skipped after the READ,
+//     as in the artifact, but only when no other writer's value rides on
+//     it (that writer may have called after the READ).
 //   - Lock spinning retries at once after a cache-line transfer; the
 //     artifact yields to its other coroutines.
 //   - BulkLoad writes the tree the loading inserts would build, out of

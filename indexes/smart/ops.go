@@ -1,6 +1,7 @@
 package smart
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 
@@ -98,7 +99,8 @@ func (c *client) write(key, val []byte, mustExist bool) error {
 		return err
 	}
 	if !c.x.combine {
-		return c.upsert(key, func() []byte { return val }, mustExist)
+		same := func(cur []byte) bool { return bytes.Equal(cur, val) }
+		return c.upsert(key, func() []byte { return val }, same, mustExist)
 	}
 	t := c.cn.table
 	for {
@@ -112,7 +114,10 @@ func (c *client) write(key, val []byte, mustExist bool) error {
 		}
 		var taken []byte
 		var riders []*writer
-		err := c.upsert(key, func() []byte { return t.take(c.ep, key, g, val, &taken, &riders) }, mustExist)
+		err := c.upsert(key,
+			func() []byte { return t.take(c.ep, key, g, val, &taken, &riders) },
+			func(cur []byte) bool { return t.takeIfSame(c.ep, key, g, val, cur, &taken, &riders) },
+			mustExist)
 		t.finishWrite(c.ep, key, g, riders, err)
 		return err
 	}

@@ -48,6 +48,8 @@ func TestVerbsPerOperation(t *testing.T) {
 					want{transport.VerbRead: {1, leaf}}},
 				{"update", func(c indexes.Client) error { return c.Update(key(0x51), key(1)) },
 					want{transport.VerbRead: {1, leaf}, lock: {1, 16}, transport.VerbWrite: {1, body}}},
+				{"update to the value it holds", func(c indexes.Client) error { return c.Update(key(0x51), key(1)) },
+					want{transport.VerbRead: {1, leaf}}},
 				{"insert into a free slot", insert(0x2f0),
 					want{transport.VerbRead: {1, node(6)}, transport.VerbWrite: {1, leaf}, transport.VerbCAS: {1, 16}}},
 				{"insert into a new root slot", insert(0x300),

@@ -42,8 +42,10 @@ func (c *client) prepare(nl *newLeaf, key []byte, val func() []byte, rev transpo
 }
 
 // upsert inserts key or, if present, updates it in place; mustExist makes
-// an absent key ErrNotFound.
-func (c *client) upsert(key []byte, val func() []byte, mustExist bool) error {
+// an absent key ErrNotFound. val gives the value to write when it is
+// written; same reports (and commits to) an update that would write the
+// value the leaf already holds, which the artifact skips.
+func (c *client) upsert(key []byte, val func() []byte, same func(cur []byte) bool, mustExist bool) error {
 	h, err := c.start(key)
 	if err != nil {
 		return err
@@ -55,6 +57,9 @@ func (c *client) upsert(key []byte, val func() []byte, mustExist bool) error {
 			return err
 		}
 		if out.end == endFound {
+			if same(out.lf.val) {
+				return nil
+			}
 			err := c.updateLeaf(key, out, val)
 			if errors.Is(err, errDead) {
 				if h, err = c.reread(out.h); err != nil {
