@@ -121,8 +121,14 @@ func (c *clientConn) start(cl *call, encode func(b []byte, id uint64) []byte) er
 	c.mu.Unlock()
 	if err := c.w.send(func(b []byte) []byte { return encode(b, id) }); err != nil {
 		c.mu.Lock()
+		_, mine := c.pending[id]
 		delete(c.pending, id)
 		c.mu.Unlock()
+		if !mine {
+			// The reader failed the request meanwhile and signalled it:
+			// take the signal, or the call's next use would see it.
+			<-cl.done
+		}
 		return c.lost(err)
 	}
 	return nil

@@ -172,3 +172,49 @@ func TestRemoteSemantics(t *testing.T) {
 		return f
 	})
 }
+
+// TestMemoryNodeLost stops a memory node's server under a running
+// client: its verbs fail with an error naming the node and its address,
+// and Run returns.
+func TestMemoryNodeLost(t *testing.T) {
+	key := []byte("lost node key")
+	srv, err := tcp.NewServer(tcp.ServerConfig{Key: key, Cores: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr, err := srv.Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := transport.Config{ComputeNodes: 1, MemoryNodes: 1, Threads: 1, MemoryCores: 1, ComputeCores: 1, MemoryBytes: 1 << 20}
+	f, err := tcp.New(cfg, tcp.Options{MemNodes: []string{addr}, Key: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	main, err := f.Region(0, "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := make(chan struct{})
+	var last error
+	f.Go(1, 0, func(ep transport.Endpoint) {
+		buf := make([]byte, 8)
+		for i := 0; i < 1e7 && last == nil; i++ {
+			last = ep.Read(buf, main.Base)
+			if i == 10 {
+				close(started)
+			}
+		}
+	})
+	go func() {
+		<-started
+		srv.Close()
+	}()
+	if err := f.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if last == nil || !strings.Contains(last.Error(), "node 0 at "+addr) || !strings.Contains(last.Error(), "connection lost") {
+		t.Errorf("READ from a stopped memory node: %v, want an error naming node 0 at %s and the lost connection", last, addr)
+	}
+}
