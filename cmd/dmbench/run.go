@@ -127,6 +127,8 @@ func configFromFlags(ctx *cli.Context) (bench.Config, error) {
 		return c, err
 	}
 	c.Fabric, c.Profile = ctx.String("fabric"), ctx.String("profile")
+	c.ComputeNodes, c.Threads, c.Coroutines = ctx.Int("compute-nodes"), ctx.Int("threads"), ctx.Int("coroutines")
+	c.MemoryNodes, c.MemoryCores = ctx.Int("memory-nodes"), ctx.Int("memory-cores")
 	if m := ctx.String("memnodes"); m != "" {
 		c.MemNodes = strings.Split(m, ",")
 		if c.ClusterKey, err = readKey(ctx.String("key")); err != nil {
@@ -136,8 +138,6 @@ func configFromFlags(ctx *cli.Context) (bench.Config, error) {
 			c.MemoryNodes = len(c.MemNodes)
 		}
 	}
-	c.ComputeNodes, c.Threads, c.Coroutines = ctx.Int("compute-nodes"), ctx.Int("threads"), ctx.Int("coroutines")
-	c.MemoryNodes, c.MemoryCores = ctx.Int("memory-nodes"), ctx.Int("memory-cores")
 	c.Seed = ctx.Uint64("seed")
 	if c.CacheBytes, err = size("--cache-bytes", ctx.String("cache-bytes")); err != nil {
 		return c, err
