@@ -30,6 +30,10 @@
 // HMAC-SHA256 of it under the cluster key, so the key never crosses the
 // wire; then the hello names the node and, for a memory node started on
 // its own, the layout to hold (fresh, zeroed memory unless Options.Keep).
+// A connection's unsent frames are bounded: a peer that stops reading
+// replies stalls its own requests, not its server's memory. A lost
+// connection fails every request on it with an error naming the node and
+// its address.
 //
 // # Checks
 //
