@@ -20,10 +20,9 @@ type inode struct {
 	size    int // bytes of the remote node
 }
 
-func (n *inode) depth() int               { return n.hdr.depth() }
-func (n *inode) typ() nodeType            { return n.hdr.typ() }
-func (n *inode) obsolete() bool           { return n.hdr.obsolete() }
-func (n *inode) hdrAddr() transport.GAddr { return n.addr }
+func (n *inode) depth() int     { return n.hdr.depth() }
+func (n *inode) typ() nodeType  { return n.hdr.typ() }
+func (n *inode) obsolete() bool { return n.hdr.obsolete() }
 
 // word is the slot word that points to n from its parent.
 func (n *inode) word(b byte) (slot, error) { return makeSlot(kindInner, n.typ(), b, n.addr) }

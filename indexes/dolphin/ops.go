@@ -1,6 +1,7 @@
 package dolphin
 
 import (
+	"encoding/binary"
 	"fmt"
 
 	"github.com/dmbench/dmbench/indexes"
@@ -199,8 +200,4 @@ func (c *client) claim(f found, key, val []byte, from int) (bool, error) {
 	return false, c.smo(f, key)
 }
 
-func putUint64(b []byte, v uint64) {
-	for i := range 8 {
-		b[i] = byte(v >> (8 * i))
-	}
-}
+func putUint64(b []byte, v uint64) { binary.LittleEndian.PutUint64(b, v) }
