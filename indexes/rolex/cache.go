@@ -1,0 +1,101 @@
+package rolex
+
+import (
+	"encoding/binary"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/dmbench/dmbench/cost"
+	"github.com/dmbench/dmbench/transport"
+)
+
+// nodeState is what one compute node caches: its copy of the model, read
+// from the memory pool on the node's first operation (the original
+// ROLEX's compute nodes fetch the models from the memory nodes' model
+// region), and the synonym leaves it has seen per leaf (the port's
+// syn_leaf_addrs), so a search reads a leaf's whole group in one batch.
+type nodeState struct {
+	fetch transport.Mutex // held across the model READs
+	m     atomic.Pointer[model]
+
+	mu  sync.Mutex // guards syn; never held across a verb
+	syn map[int][]transport.GAddr
+	n   int // synonym addresses cached
+}
+
+func newNodeState() *nodeState { return &nodeState{syn: map[int][]transport.GAddr{}} }
+
+func (st *nodeState) reset() {
+	st.m.Store(nil)
+	st.mu.Lock()
+	st.syn, st.n = map[int][]transport.GAddr{}, 0
+	st.mu.Unlock()
+}
+
+func (st *nodeState) bytes() uint64 {
+	var b uint64
+	if m := st.m.Load(); m != nil {
+		b = m.cacheBytes()
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return b + uint64(st.n)*8
+}
+
+// chain returns the synonym leaves cached for leaf i, in chain order.
+func (st *nodeState) chain(i int) []transport.GAddr {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.syn[i]
+}
+
+func (st *nodeState) setChain(i int, c []transport.GAddr) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.n += len(c) - len(st.syn[i])
+	st.syn[i] = c
+}
+
+// model returns the node's model, reading it from the memory pool first
+// if this node has none yet: the root word, the region's header, then
+// its body in one doorbell batch.
+func (c *client) model() (*model, error) {
+	if m := c.st.m.Load(); m != nil {
+		c.ep.Compute(cost.CacheLookup())
+		return m, nil
+	}
+	c.st.fetch.Lock(c.ep)
+	defer c.st.fetch.Unlock()
+	if m := c.st.m.Load(); m != nil {
+		return m, nil
+	}
+	word := make([]byte, 8)
+	if err := c.ep.Read(word, c.x.root); err != nil {
+		return nil, fmt.Errorf("reading the model root: %w", err)
+	}
+	region := transport.GAddr(binary.LittleEndian.Uint64(word))
+	header := make([]byte, headerBytes)
+	if err := c.ep.Read(header, region); err != nil {
+		return nil, fmt.Errorf("reading the model header: %w", err)
+	}
+	_, _, _, _, size := unmarshalHeader(header)
+	body := make([]byte, size)
+	const piece = 1 << 20
+	var ops []transport.Op
+	for o := 0; o < len(body); o += piece {
+		ops = append(ops, transport.ReadOp(body[o:min(o+piece, len(body))], region.Add(uint64(headerBytes+o))))
+	}
+	if len(ops) > 0 {
+		if err := c.ep.Post(ops...); err != nil {
+			return nil, fmt.Errorf("reading the model: %w", err)
+		}
+	}
+	m, err := unmarshalModel(c.g, c.x.eps, header, body)
+	if err != nil {
+		return nil, err
+	}
+	c.ep.Compute(cost.Copy(len(body)))
+	c.st.m.Store(m)
+	return m, nil
+}

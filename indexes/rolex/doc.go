@@ -1,0 +1,120 @@
+// Package rolex is ROLEX (Li et al., FAST'23): a learned range index on
+// disaggregated memory. Compute nodes cache piecewise-linear models that
+// map a key to a position among the loaded keys within an error bound
+// epsilon; leaves of a fixed span sit in one preallocated array in remote
+// memory, so a position divided by the span is a leaf address and a
+// search is one doorbell batch of READs of the leaves the prediction
+// covers. It follows the CHIME authors' port (github River861/ROLEX),
+// which DMTree (FAST'26, section 5.1) ran with 24-byte keys, span 8 and
+// epsilon 8, pre-trained on all loaded keys.
+//
+// # What the CHIME team's port changes from ROLEX
+//
+//   - No leaf table: leaf i sits at a computed offset (memory node i mod M,
+//     slot i/M), where ROLEX's models index a leaf table of leaf numbers.
+//   - One synonym leaf per leaf, found through a pointer in the leaf's
+//     metadata (ROLEX keeps a synonym table with the models); an insert
+//     into a full leaf shifts its last entry into the synonym leaf, and a
+//     full synonym leaf is an assertion failure.
+//   - No retraining: every compute server trains the models itself at
+//     start-up from the full sorted key list, which it also keeps to pick
+//     an insert's leaf; ROLEX trains on the memory side, compute nodes
+//     fetch the models, and full synonym tables trigger retraining.
+//   - Leaves carry a version byte per 63 bytes (SMART/CHIME style) and
+//     writers lock a leaf with a masked CAS on a lock word next to it;
+//     hopscotch leaves, vacancy bitmaps, metadata replication, speculative
+//     reads, read delegation and write combining exist behind build flags,
+//     all off in both the port and DMTree's copy.
+//   - Deletes are not implemented; scans read a key interval [from, to).
+//
+// # What this package does
+//
+// The port's leaf layout, verb sequences and lock; models trained at bulk
+// load (shrinking-cone PLR with error epsilon-1, predictions widened to
+// +-epsilon) and stored with the leaves' upper fences in a model region
+// on memory node 0, which each compute node READs on its first operation
+// (the original ROLEX's way: nothing passes between compute nodes by Go
+// pointer). The fences (the last loaded key of each leaf) route an insert
+// to its leaf exactly as the port's lower_bound on its key list does, at
+// 1/span of its size. Synonym leaves form a chain (ROLEX's synonym list
+// rather than the port's single leaf): a full leaf of the chain moves its
+// upper half to a new synonym leaf linked after it, so the index never
+// asserts; like the port it never retrains, so a key distribution far
+// from the loaded one (an empty bulk load) grows long chains that every
+// operation on them reads.
+//
+// # Leaf layout (K key, V value, S span bytes; offsets in the slot)
+//
+//	logical leaf:
+//	[0]          node version
+//	[1, 9)       synonym pointer (next leaf of the chain, 0 = none)
+//	[9, ...)     S entries of [valid 1 B][key K][value V], sorted, packed
+//	on the wire: the first 64 bytes as they are, then lines of
+//	[version 1 B][63 logical bytes]
+//	lock word:   8 B at round8(wire size); bit 0 is the lock
+//	slot:        lock word end rounded up to 64 B
+//
+// With 8-byte keys and values and span 16 a leaf is 281 logical bytes,
+// 285 on the wire (the port's figures), its lock word at 288 and its slot
+// 320 B; with DMTree's 24-byte keys, 8-byte values and span 8: 273, 277,
+// 280 and 320 B. A leaf READ or WRITE moves the wire size.
+//
+// # Model region (memory node 0, its address in the first word of the
+// main region)
+//
+//	header 64 B: leaves, segments, loaded keys, memory nodes, body bytes
+//	body: M leaf-array bases; per segment its first key (K), slope,
+//	start and end positions (24 B); then leaves-1 upper fences (K each)
+//
+// # Verbs per operation (model cached; n = leaves the prediction covers,
+// 2-3 with epsilon = span; s = synonym leaves of those the node knows)
+//
+//	first operation of a compute node: READ root word, READ header, READ
+//	             the body (one batch of 1 MiB READs)
+//	search       1 batch of n + s leaf READs; a synonym pointer the node
+//	             did not know costs one more batch
+//	update       search batch, masked CAS (plain CAS with maskedcas=false)
+//	             on the lock of the key's leaf, READ of the leaf that held
+//	             the key, 1 batch: WRITE leaf + WRITE 8 B unlock = n+s+4
+//	delete       as update, the leaf WRITE without the entry
+//	insert       1 batch of READs of the predicted leaves (the port's
+//	             fetch, synonyms not read; it widens to the target leaf if
+//	             needed), lock of the target leaf, 1 batch READ of it and
+//	             its known synonym leaves, 1 batch: WRITE leaf + unlock
+//	             = n + 1 + s + 3 in 4 round trips; a full leaf adds a new
+//	             synonym leaf WRITE in the last batch (same memory node, so
+//	             it lands before the pointer to it) and, when the node's
+//	             allocator needs a chunk, one RPC
+//	scan(n)      1 batch of READs of the leaves from the prediction of
+//	             start to that of start+n (the port's interval) and their
+//	             synonym leaves; when the interval holds fewer than n
+//	             entries, further batches over the following leaves, each
+//	             sized to the entries still missing
+//
+// verbs_test.go checks these counts.
+//
+// # Deviations
+//
+//   - Models come from the memory pool (above), not trained on each
+//     compute server from the key list; fences replace that key list.
+//   - Chained synonym leaves with half splits instead of one synonym leaf
+//     that asserts when full; no retraining (as the port).
+//   - Deletes exist: under the leaf lock the entry is removed and the
+//     leaf rewritten; leaves never merge or leave a chain.
+//   - An update or delete that no longer finds its key in the leaf it
+//     searched, nor after it in the chain, re-reads the whole chain under
+//     the lock (the key was deleted and inserted again in front).
+//   - Slots are 64-byte aligned (the port packs them at 8) so the line
+//     versions sit on real cachelines; transfers are the port's sizes.
+//   - Scans return n entries in key order (the Client contract), starting
+//     with the port's interval read.
+//   - Segments measure a key by its exact distance from the segment's
+//     first key, so keys of any size train without collisions.
+//
+// # Memory semantics
+//
+// A leaf READ is validated by the version byte of each 64-byte line
+// (transport.ModePaper); in strict mode a line may mix old and new bytes
+// under equal versions, so the registration declares PaperMode and the
+// conformance suite logs strict-mode violations instead of failing.
+package rolex

@@ -1,0 +1,204 @@
+package rolex
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+
+	"github.com/dmbench/dmbench/cost"
+	"github.com/dmbench/dmbench/indexes"
+	"github.com/dmbench/dmbench/transport"
+)
+
+// Leaf locks. Each leaf slot has an 8-byte lock word right after the
+// leaf; a writer locks the leaf the model routes its key to (its synonym
+// leaves share that lock) by a masked CAS of the lock bit, as the port,
+// or a plain CAS of the whole word (the word holds nothing else), and
+// releases it with an 8-byte WRITE of zero batched behind its leaf WRITEs.
+
+func (c *client) lock(leafAddr transport.GAddr) error {
+	w := leafAddr.Add(c.g.lockOff)
+	for {
+		var old uint64
+		var err error
+		if c.x.maskedCAS {
+			old, err = c.ep.MaskedCAS(w, 0, lockBit, lockBit, lockBit)
+		} else {
+			old, err = c.ep.CAS(w, 0, lockBit)
+		}
+		if err != nil {
+			return fmt.Errorf("locking leaf %v: %w", leafAddr, err)
+		}
+		if old&lockBit == 0 {
+			return nil
+		}
+		c.ep.Backoff(cost.CachelineTransfer())
+	}
+}
+
+func (c *client) unlockOp(leafAddr transport.GAddr) transport.Op {
+	return transport.WriteOp(leafAddr.Add(c.g.lockOff), make([]byte, 8))
+}
+
+// writeOp is the WRITE of l, whole, at a with the next node version.
+func (c *client) writeOp(a transport.GAddr, l *leaf) transport.Op {
+	l.ver++
+	buf := make([]byte, c.g.wire)
+	c.g.encode(l, buf)
+	c.ep.Compute(cost.Copy(c.g.wire))
+	return transport.WriteOp(a, buf)
+}
+
+// Update replaces the value of key.
+func (c *client) Update(key, val []byte) error { return c.modify(key, val) }
+
+// Delete removes key.
+func (c *client) Delete(key []byte) error { return c.modify(key, nil) }
+
+// modify is the port's update: a search, the lock of the key's leaf, a
+// re-READ of the leaf that held the key (following synonym pointers if a
+// split moved it on), then one doorbell of the leaf WRITE and the unlock.
+// A nil val deletes.
+func (c *client) modify(key, val []byte) error {
+	m, err := c.model()
+	if err != nil {
+		return err
+	}
+	c.ep.Compute(cost.NodeSearch(len(m.segs)))
+	l, r := m.leafRange(key)
+	groups, err := c.readGroups(m, l, r, true)
+	if err != nil {
+		return err
+	}
+	gi, li, _, ok := c.lookup(groups, key)
+	if !ok {
+		return indexes.ErrNotFound
+	}
+	gr := groups[gi]
+	primary := gr.addrs[0]
+	if err := c.lock(primary); err != nil {
+		return err
+	}
+	at, lf, ei, ok, err := c.relocate(gr.addrs[li], key)
+	if err == nil && !ok {
+		// Deleted and inserted again ahead of the leaf it was in: read
+		// the whole group, stable under the lock.
+		var full []group
+		if full, err = c.readGroups(m, gr.idx, gr.idx, true); err == nil {
+			var fi int
+			if _, fi, ei, ok = c.lookup(full, key); ok {
+				at, lf = full[0].addrs[fi], full[0].leaves[fi]
+			}
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if !ok {
+		if err := c.ep.Post(c.unlockOp(primary)); err != nil {
+			return fmt.Errorf("unlocking: %w", err)
+		}
+		return indexes.ErrNotFound
+	}
+	if val == nil {
+		c.g.removeAt(lf, ei)
+	} else {
+		copy(c.g.val(lf, ei), val)
+	}
+	if err := c.ep.Post(c.writeOp(at, lf), c.unlockOp(primary)); err != nil {
+		return fmt.Errorf("writing leaf %v: %w", at, err)
+	}
+	return nil
+}
+
+// relocate re-reads the leaf at a and, while key is not there, the
+// synonym leaves after it, one READ each.
+func (c *client) relocate(a transport.GAddr, key []byte) (transport.GAddr, *leaf, int, bool, error) {
+	for steps := 0; a != 0 && steps < maxChain; steps++ {
+		ls, err := c.readLeaves([]transport.GAddr{a})
+		if err != nil {
+			return 0, nil, 0, false, err
+		}
+		c.ep.Compute(cost.NodeSearch(ls[0].n))
+		if ei, ok := c.g.find(ls[0], key); ok {
+			return a, ls[0], ei, true, nil
+		}
+		a = ls[0].next
+	}
+	return 0, nil, 0, false, nil
+}
+
+// Insert is the port's insert: a READ of the predicted leaves, the lock
+// of the leaf the key belongs to, a re-READ of that leaf and its synonym
+// leaves, then one doorbell of the leaf WRITE(s) and the unlock. A leaf
+// that is full splits: its upper half moves to a new synonym leaf linked
+// after it, written first.
+func (c *client) Insert(key, val []byte) error {
+	m, err := c.model()
+	if err != nil {
+		return err
+	}
+	c.ep.Compute(cost.NodeSearch(len(m.segs)) + cost.NodeSearch(m.leaves))
+	l, r := m.leafRange(key)
+	t := m.target(key)
+	l, r = min(l, t), max(r, t)
+	if _, err := c.readGroups(m, l, r, false); err != nil {
+		return err
+	}
+	primary := m.addr(t, c.g.stride)
+	if err := c.lock(primary); err != nil {
+		return err
+	}
+	groups, err := c.readGroups(m, t, t, true)
+	if err != nil {
+		return err
+	}
+	gr := groups[0]
+	if _, li, ei, ok := c.lookup(groups, key); ok {
+		lf := gr.leaves[li]
+		copy(c.g.val(lf, ei), val)
+		return c.post(c.writeOp(gr.addrs[li], lf), c.unlockOp(primary))
+	}
+	j := 0
+	for li, lf := range gr.leaves {
+		if lf.n > 0 && bytes.Compare(c.g.key(lf, 0), key) <= 0 {
+			j = li
+		}
+	}
+	lf := gr.leaves[j]
+	if lf.n < c.g.span {
+		i, _ := c.g.find(lf, key)
+		c.g.insertAt(lf, i, key, val)
+		return c.post(c.writeOp(gr.addrs[j], lf), c.unlockOp(primary))
+	}
+	na, err := c.alloc.AllocOn(c.ep, primary.Node(), c.g.stride, transport.CachelineBytes)
+	if err != nil {
+		return fmt.Errorf("allocating a synonym leaf: %w", err)
+	}
+	c.x.synLeaves.Add(1)
+	nl := c.g.newLeaf()
+	half := c.g.span / 2
+	s := c.g.kvBytes()
+	copy(nl.kv, lf.kv[half*s:lf.n*s])
+	nl.n = lf.n - half
+	clear(lf.kv[half*s:])
+	lf.n = half
+	nl.next, lf.next = lf.next, na
+	dst := lf
+	if bytes.Compare(key, c.g.key(nl, 0)) > 0 {
+		dst = nl
+	}
+	i, _ := c.g.find(dst, key)
+	c.g.insertAt(dst, i, key, val)
+	chain := slices.Insert(slices.Clone(gr.addrs[1:]), j, na)
+	c.st.setChain(t, chain)
+	// One QP: the new leaf lands before the pointer to it.
+	return c.post(c.writeOp(na, nl), c.writeOp(gr.addrs[j], lf), c.unlockOp(primary))
+}
+
+func (c *client) post(ops ...transport.Op) error {
+	if err := c.ep.Post(ops...); err != nil {
+		return fmt.Errorf("writing leaves: %w", err)
+	}
+	return nil
+}
