@@ -275,7 +275,13 @@ func (c *client) find(key []byte, hold bool) (found, error) {
 					}
 				}
 				if parent.fresh {
-					return found{d: d, leaf: leaf, img: img, other: true, parent: parent}, nil
+					ok, err := c.stillPoints(parent, leaf, hold)
+					if err != nil {
+						return found{}, err
+					}
+					if ok {
+						return found{d: d, leaf: leaf, img: img, other: true, parent: parent}, nil
+					}
 				}
 				f.addrs = append(f.addrs, parent.n.addr)
 				restart = true
@@ -413,4 +419,23 @@ func (c *client) findParent(key []byte, targets ...transport.GAddr) (*inode, int
 		}
 	}
 	return nil, 0, fmt.Errorf("dolphin: no parent of %v found along %x", targets, key)
+}
+
+// stillPoints confirms, for a search that leads a read-delegation round,
+// that the parent's slot still points to the leaf of another prefix and
+// the parent has not been replaced: the answer "absent" rests on the
+// parent, and the round must close before the READ that decides it.
+// Outside a round the parent's READ in this operation decided it.
+func (c *client) stillPoints(parent *step, leaf transport.GAddr, hold bool) (bool, error) {
+	if c.cut == nil || hold {
+		return true, nil
+	}
+	c.combined(nil)
+	var hdr, w [8]byte
+	// The slot first: a header still current after it shows the slot was.
+	if err := c.post(transport.ReadOp(w[:], c.l.slotAddr(parent.n, parent.idx)), transport.ReadOp(hdr[:], parent.n.addr)); err != nil {
+		return false, err
+	}
+	s := slot(leUint64(w[:]))
+	return !header(leUint64(hdr[:])).obsolete() && s.leaf() && s.addr() == leaf, nil
 }
