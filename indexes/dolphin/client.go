@@ -26,6 +26,7 @@ type client struct {
 
 	comb *combining    // the node's local lock table; nil when off
 	cut  func() []byte // closes the combining round this client leads
+	wval []byte        // the value the current insert or update writes
 }
 
 func leUint64(b []byte) uint64 { return binary.LittleEndian.Uint64(b) }
@@ -336,6 +337,9 @@ func (c *client) readLeaf(a transport.GAddr, hold bool) (img leafImage, held, bu
 		n = c.l.leafBytes
 	}
 	img = make(leafImage, c.l.leafBytes)
+	// This READ decides whether the key is live and in which slot: a
+	// write round closes here and takes its value (see combine.go).
+	c.wval = c.combined(c.wval)
 	ops := []transport.Op{transport.FAAOp(c.l.lockAddr(a), 1), transport.ReadOp(img[:n], a)}
 	if err := c.post(ops...); err != nil {
 		return nil, false, false, fmt.Errorf("locking and reading leaf %v: %w", a, err)

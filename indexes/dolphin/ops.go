@@ -60,11 +60,12 @@ func (c *client) Update(key, val []byte) error {
 }
 
 func (c *client) update(key, val []byte) error {
+	c.wval = val
 	f, at, err := c.locked(key)
 	if err != nil {
 		return err
 	}
-	buf := c.l.encodeValue(make([]byte, 0, c.l.valStride), c.combined(val), c.l.valueVersion(f.img, at)+1)
+	buf := c.l.encodeValue(make([]byte, 0, c.l.valStride), c.wval, c.l.valueVersion(f.img, at)+1)
 	return c.post(transport.WriteOp(c.l.valueAddr(f.leaf, at), buf), transport.FAAOp(c.l.lockAddr(f.leaf), ^uint64(0)))
 }
 
@@ -132,6 +133,7 @@ func (c *client) Insert(key, val []byte) error {
 }
 
 func (c *client) insert(key, val []byte) error {
+	c.wval = val
 	b := key[c.l.keySize-1]
 	for range maxRetries {
 		f, err := c.find(key, true)
@@ -148,7 +150,7 @@ func (c *client) insert(key, val []byte) error {
 		at, st, empty := c.slotOf(f.img, b)
 		switch {
 		case at >= 0 && st == stateLive:
-			buf := c.l.encodeValue(make([]byte, 0, c.l.valStride), c.combined(val), c.l.valueVersion(f.img, at)+1)
+			buf := c.l.encodeValue(make([]byte, 0, c.l.valStride), c.wval, c.l.valueVersion(f.img, at)+1)
 			return c.post(transport.WriteOp(c.l.valueAddr(f.leaf, at), buf), transport.FAAOp(c.l.lockAddr(f.leaf), ^uint64(0)))
 		case at >= 0:
 			// Another insert of the key is between its CAS and its WRITE.
@@ -182,7 +184,7 @@ func (c *client) claim(f found, key, val []byte, from int) (bool, error) {
 			if c.l.valLines > 0 {
 				ver = c.l.valueVersion(f.img, j) + 1
 			}
-			buf := c.l.encodeValue(make([]byte, 0, c.l.valStride), c.combined(val), ver)
+			buf := c.l.encodeValue(make([]byte, 0, c.l.valStride), c.combined(c.wval), ver)
 			live := make([]byte, 8)
 			putUint64(live, keyWord(stateLive, b))
 			return true, c.post(
