@@ -42,7 +42,7 @@ type thread struct {
 // flight and keeps the ops that wait for a slot in posting order.
 type qp struct {
 	outstanding int
-	waiting     []opRef
+	waiting     fifo[opRef]
 	torn        []int32 // torn WRITEs from this QP whose second half is pending
 }
 
@@ -67,8 +67,8 @@ type node struct {
 	handlers map[uint16]transport.Handler
 	threads  []*thread // client threads (compute nodes)
 	cores    []*endpoint
-	idle     []*endpoint // cores parked with nothing to serve
-	queue    []*rpcReq   // requests waiting for a core
+	idle     fifo[*endpoint] // cores parked with nothing to serve
+	queue    fifo[*rpcReq]   // requests waiting for a core
 	stats    transport.NodeStats
 }
 
@@ -330,7 +330,9 @@ func (f *Fabric) abandon() {
 		for _, c := range nd.cores {
 			c.stopCoroutine()
 		}
-		nd.cores, nd.idle, nd.queue = nil, nil, nil
+		nd.cores = nil
+		nd.idle.reset()
+		nd.queue.reset()
 	}
 }
 

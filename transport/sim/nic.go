@@ -113,8 +113,8 @@ func (f *Fabric) issue(ep *endpoint, idx int32, t int64) {
 	op := &ep.ops[idx]
 	q := &ep.thread.qps[op.Addr.Node()]
 	ra := isReadOrAtomic(op.Kind)
-	if len(q.waiting) > 0 || ra && q.outstanding >= f.prof.MaxOutstanding {
-		q.waiting = append(q.waiting, opRef{ep, idx})
+	if q.waiting.len() > 0 || ra && q.outstanding >= f.prof.MaxOutstanding {
+		q.waiting.push(opRef{ep, idx})
 		return
 	}
 	if ra {
@@ -201,14 +201,13 @@ func (f *Fabric) complete(ep *endpoint, idx int32) {
 	if isReadOrAtomic(op.Kind) {
 		q := &ep.thread.qps[op.Addr.Node()]
 		q.outstanding--
-		for len(q.waiting) > 0 {
-			w := q.waiting[0]
+		for q.waiting.len() > 0 {
+			w := q.waiting.peek()
 			ra := isReadOrAtomic(w.ep.ops[w.idx].Kind)
 			if ra && q.outstanding >= f.prof.MaxOutstanding {
 				break
 			}
-			q.waiting[0] = opRef{}
-			q.waiting = q.waiting[1:]
+			q.waiting.pop()
 			if ra {
 				q.outstanding++
 			}

@@ -71,11 +71,9 @@ func (f *Fabric) rpcArrive(ep *endpoint) {
 	}
 	r.ready = t
 	nd.stats.RPCs++
-	nd.queue = append(nd.queue, r)
-	if len(nd.idle) > 0 {
-		c := nd.idle[0]
-		nd.idle = nd.idle[1:]
-		f.schedule(f.now, evResume, c, 0)
+	nd.queue.push(r)
+	if nd.idle.len() > 0 {
+		f.schedule(f.now, evResume, nd.idle.pop(), 0)
 	}
 }
 
@@ -102,14 +100,12 @@ func (f *Fabric) startCores() {
 func (f *Fabric) serve(c *endpoint) {
 	nd := c.node
 	for {
-		if len(nd.queue) == 0 {
-			nd.idle = append(nd.idle, c)
+		if nd.queue.len() == 0 {
+			nd.idle.push(c)
 			c.suspend(transport.ActWait)
 			continue
 		}
-		r := nd.queue[0]
-		nd.queue[0] = nil
-		nd.queue = nd.queue[1:]
+		r := nd.queue.pop()
 		if r.ready > f.now {
 			c.sleepUntil(r.ready)
 		}
