@@ -127,10 +127,12 @@
 // returns early on a handover. With combine=true (package combine) the
 // clients of one compute node that search, or write, one key at the same
 // time share one remote operation: a write round's winner carries the last
-// value dropped into the key's buffer and closes the round right before
-// that WRITE; a search winner closes its round before each leaf READ.
-// Inserts and updates combine apart; deletes are not combined. The paper's
-// text does not mention the table.
+// value dropped into the key's buffer and closes the round at the verb
+// that decides its result (the locked leaf READ, and for a key that was
+// absent the WRITE or new leaf that makes it visible); a search winner
+// closes its round before each leaf READ. Inserts and updates combine
+// apart; deletes are not combined. The paper's text does not mention the
+// table.
 //
 // # Cache (Env.CacheBytes)
 //
