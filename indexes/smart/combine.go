@@ -21,7 +21,9 @@ import (
 // before the leader posted the READ the answer came from, and its value
 // rides on the leader's WRITE only if it joined before the leader took
 // the values (just before that WRITE). Every other waiter is woken to try
-// again when the leader finishes.
+// again when the leader finishes; a searcher that arrives once the leader
+// has posted its READ of the leaf searches on its own instead of waiting
+// for an answer it could not take.
 type localTable struct {
 	buckets [tableBuckets]bucket
 }
@@ -53,6 +55,7 @@ func (b *bucket) lock(ep transport.Endpoint) {
 // readGroup is the searches of one key led by one client.
 type readGroup struct {
 	posts   atomic.Int64 // READs the leader has posted
+	leaf    atomic.Bool  // the leader has posted its READ of the leaf
 	waiters []*reader
 }
 
@@ -65,13 +68,18 @@ type reader struct {
 	err    error
 }
 
-// joinRead makes the caller the leader of key's searches (nil reader) or
-// a waiter on the current leader.
+// joinRead makes the caller the leader of key's searches (nil reader), a
+// waiter on the current leader, or, when the leader has already posted
+// its READ of the leaf (whose answer a later caller could not take), a
+// searcher on its own (nil group).
 func (t *localTable) joinRead(ep transport.Endpoint, key []byte) (*readGroup, *reader) {
 	b := t.bucket(key)
 	b.lock(ep)
 	defer b.mu.Unlock()
 	if g := b.reads[string(key)]; g != nil {
+		if g.leaf.Load() {
+			return nil, nil
+		}
 		r := &reader{joined: g.posts.Load()}
 		g.waiters = append(g.waiters, r)
 		return g, r

@@ -175,8 +175,9 @@
 //     takes the leader's answer only if it joined before the leader
 //     posted the READ the answer came from, and rides on the leader's
 //     WRITE only if it joined before the leader took the values (just
-//     before that WRITE); the others are woken to try again. The
-//     artifact hands the answer to everyone queued when the leader
+//     before that WRITE); the others are woken to try again, and a
+//     searcher arriving after the leader's leaf READ searches on its own.
+//     The artifact hands the answer to everyone queued when the leader
 //     finishes, so it combines more.
 //   - An update whose value equals the leaf's is skipped after the READ,
 //     as in the artifact, but only when no other writer's value rides on

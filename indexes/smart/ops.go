@@ -39,6 +39,10 @@ func (c *client) Search(key []byte) ([]byte, bool, error) {
 	t := c.cn.table
 	for {
 		g, r := t.joinRead(c.ep, key)
+		if g == nil {
+			v, ok, err := c.search(key)
+			return v, ok, wrap("search", key, err)
+		}
 		if r != nil {
 			r.gate.Wait(c.ep)
 			if r.served {
@@ -47,7 +51,12 @@ func (c *client) Search(key []byte) ([]byte, bool, error) {
 			continue
 		}
 		var last int64
-		c.readPost = func() { last = g.posts.Add(1) }
+		c.readPost = func(leaf bool) {
+			last = g.posts.Add(1)
+			if leaf {
+				g.leaf.Store(true)
+			}
+		}
 		v, ok, err := c.search(key)
 		c.readPost = nil
 		err = wrap("search", key, err)

@@ -133,8 +133,9 @@ type client struct {
 	cn *computeNode
 	ll *leafLayout
 	// readPost, when not nil, is called before every READ of an
-	// operation: read delegation numbers its leader's READs.
-	readPost func()
+	// operation, saying whether it reads a leaf: read delegation numbers
+	// its leader's READs.
+	readPost func(leaf bool)
 }
 
 // allocLeaf and allocNode allocate 256-byte aligned blocks.

@@ -11,9 +11,11 @@ import (
 )
 
 // read issues one READ, numbering it for read delegation.
-func (c *client) read(dst []byte, src transport.GAddr) error {
+func (c *client) read(dst []byte, src transport.GAddr) error { return c.readOf(dst, src, false) }
+
+func (c *client) readOf(dst []byte, src transport.GAddr, leaf bool) error {
 	if c.readPost != nil {
-		c.readPost()
+		c.readPost(leaf)
 	}
 	return c.ep.Read(dst, src)
 }
@@ -81,7 +83,7 @@ func (c *client) readNode(s uint64) (node, error) {
 func (c *client) readLeaf(a transport.GAddr) (leaf, []byte, error) {
 	buf := make([]byte, c.ll.size)
 	for {
-		if err := c.read(buf, a); err != nil {
+		if err := c.readOf(buf, a, true); err != nil {
 			return leaf{}, nil, fmt.Errorf("reading leaf %v: %w", a, err)
 		}
 		lf := c.ll.decode(buf)
