@@ -20,16 +20,27 @@ type nodeState struct {
 	m     atomic.Pointer[model]
 
 	mu  sync.Mutex // guards syn; never held across a verb
-	syn map[int][]transport.GAddr
+	syn map[int]chainInfo
 	n   int // synonym addresses cached
+
+	keyBytes int
 }
 
-func newNodeState() *nodeState { return &nodeState{syn: map[int][]transport.GAddr{}} }
+// chainInfo is what a node knows of leaf i's synonym chain: the synonym
+// leaves in order and, when it has read the whole chain, the first key
+// of every leaf of it (primary first; nil for an empty leaf), which lets
+// an insert read only the leaf its key belongs to and the next one.
+type chainInfo struct {
+	addrs  []transport.GAddr
+	firsts [][]byte
+}
+
+func newNodeState() *nodeState { return &nodeState{syn: map[int]chainInfo{}} }
 
 func (st *nodeState) reset() {
 	st.m.Store(nil)
 	st.mu.Lock()
-	st.syn, st.n = map[int][]transport.GAddr{}, 0
+	st.syn, st.n = map[int]chainInfo{}, 0
 	st.mu.Unlock()
 }
 
@@ -40,20 +51,20 @@ func (st *nodeState) bytes() uint64 {
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	return b + uint64(st.n)*8
+	return b + uint64(st.n)*(8+uint64(st.keyBytes))
 }
 
-// chain returns the synonym leaves cached for leaf i, in chain order.
-func (st *nodeState) chain(i int) []transport.GAddr {
+// chain returns what is cached of leaf i's synonym chain.
+func (st *nodeState) chain(i int) chainInfo {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	return st.syn[i]
 }
 
-func (st *nodeState) setChain(i int, c []transport.GAddr) {
+func (st *nodeState) setChain(i int, c chainInfo) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	st.n += len(c) - len(st.syn[i])
+	st.n += len(c.addrs) - len(st.syn[i].addrs)
 	st.syn[i] = c
 }
 

@@ -1,6 +1,7 @@
 package rolex
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 
@@ -68,7 +69,7 @@ func (c *client) readGroups(m *model, lo, hi int, chains bool) ([]group, error) 
 	known := make([][]transport.GAddr, hi-lo+1)
 	if chains {
 		for i := lo; i <= hi; i++ {
-			known[i-lo] = c.st.chain(i)
+			known[i-lo] = c.st.chain(i).addrs
 			addrs = append(addrs, known[i-lo]...)
 		}
 	}
@@ -114,15 +115,26 @@ func (c *client) readGroups(m *model, lo, hi int, chains bool) ([]group, error) 
 			got[a] = more[i]
 		}
 	}
-	for i, gr := range groups {
+	for _, gr := range groups {
 		switch {
-		case chains && !slices.Equal(gr.addrs[1:], known[i]):
-			c.st.setChain(gr.idx, slices.Clone(gr.addrs[1:]))
-		case !chains && gr.leaves[0].next != 0 && c.st.chain(gr.idx) == nil:
-			c.st.setChain(gr.idx, []transport.GAddr{gr.leaves[0].next})
+		case chains:
+			c.st.setChain(gr.idx, c.chainOf(gr))
+		case gr.leaves[0].next != 0 && c.st.chain(gr.idx).addrs == nil:
+			c.st.setChain(gr.idx, chainInfo{addrs: []transport.GAddr{gr.leaves[0].next}})
 		}
 	}
 	return groups, nil
+}
+
+// chainOf is the chain information of a group read whole.
+func (c *client) chainOf(gr group) chainInfo {
+	ci := chainInfo{addrs: slices.Clone(gr.addrs[1:]), firsts: make([][]byte, len(gr.leaves))}
+	for i, l := range gr.leaves {
+		if l.n > 0 {
+			ci.firsts[i] = slices.Clone(c.g.key(l, 0))
+		}
+	}
+	return ci
 }
 
 // lookup finds key in the groups: the group index, the leaf's position in
@@ -139,22 +151,91 @@ func (c *client) lookup(groups []group, key []byte) (gi, li, ei int, ok bool) {
 	return 0, 0, 0, false
 }
 
-// Search reads the leaves the model predicts for key and their synonym
-// leaves in one doorbell batch.
+// Search reads the leaves the model predicts for key, with the synonym
+// leaves of key's own leaf, in one doorbell batch.
 func (c *client) Search(key []byte) ([]byte, bool, error) {
 	m, err := c.model()
 	if err != nil {
 		return nil, false, err
 	}
-	c.ep.Compute(cost.NodeSearch(len(m.segs)))
-	l, r := m.leafRange(key)
-	groups, err := c.readGroups(m, l, r, true)
-	if err != nil {
+	_, lf, ei, ok, err := c.locate(m, key)
+	if err != nil || !ok {
 		return nil, false, err
 	}
-	gi, li, ei, ok := c.lookup(groups, key)
-	if !ok {
-		return nil, false, nil
+	return slices.Clone(c.g.val(lf, ei)), true, nil
+}
+
+// locate finds key: one doorbell batch READs the leaves the model
+// predicts (the port's search) and, of the synonym chain of key's leaf t
+// (the leaf the fences route key to, which keys never leave), the leaf
+// the cached first keys place key in and the one after it, which must
+// confirm that placement: a chain's leaves hold ascending key ranges, and
+// a split that moved key on changed the leaf's synonym pointer. Without
+// cached first keys, or when the check fails, it walks t's whole chain.
+// It returns the leaf holding key, its address and key's entry.
+func (c *client) locate(m *model, key []byte) (transport.GAddr, *leaf, int, bool, error) {
+	c.ep.Compute(cost.NodeSearch(len(m.segs)) + cost.NodeSearch(m.leaves))
+	l, r := m.leafRange(key)
+	t := m.target(key)
+	l, r = min(l, t), max(r, t)
+	var addrs []transport.GAddr
+	for i := l; i <= r; i++ {
+		addrs = append(addrs, m.addr(i, c.g.stride))
 	}
-	return slices.Clone(c.g.val(groups[gi].leaves[li], ei)), true, nil
+	known := c.st.chain(t)
+	all := append([]transport.GAddr{m.addr(t, c.g.stride)}, known.addrs...)
+	pos, cached := 0, known.firsts != nil && len(known.firsts) == len(all)
+	if cached {
+		for i, f := range known.firsts {
+			if f != nil && bytes.Compare(f, key) <= 0 {
+				pos = i
+			}
+		}
+		for _, i := range []int{pos, pos + 1} {
+			if i > 0 && i < len(all) {
+				addrs = append(addrs, all[i])
+			}
+		}
+	}
+	leaves, err := c.readLeaves(addrs)
+	if err != nil {
+		return 0, nil, 0, false, err
+	}
+	if cached {
+		got := func(a transport.GAddr) *leaf {
+			if i := slices.Index(addrs, a); i >= 0 {
+				return leaves[i]
+			}
+			return nil
+		}
+		lf := got(all[pos])
+		ok := pos == 0 || lf.n > 0 && bytes.Compare(c.g.key(lf, 0), key) <= 0
+		if pos+1 < len(all) {
+			nx := got(all[pos+1])
+			ok = ok && lf.next == all[pos+1] && nx.n > 0 && bytes.Compare(c.g.key(nx, 0), key) > 0
+		} else {
+			ok = ok && lf.next == 0
+		}
+		if ok {
+			c.ep.Compute(cost.NodeSearch(lf.n))
+			ei, found := c.g.find(lf, key)
+			return all[pos], lf, ei, found, nil
+		}
+	}
+	if p := leaves[t-l]; !cached && p.next == 0 {
+		// A leaf without synonym leaves, as the READ shows.
+		c.st.setChain(t, c.chainOf(group{addrs: all[:1], leaves: []*leaf{p}}))
+		c.ep.Compute(cost.NodeSearch(p.n))
+		ei, found := c.g.find(p, key)
+		return all[0], p, ei, found, nil
+	}
+	groups, err := c.readGroups(m, t, t, true)
+	if err != nil {
+		return 0, nil, 0, false, err
+	}
+	_, li, ei, found := c.lookup(groups, key)
+	if !found {
+		return 0, nil, 0, false, nil
+	}
+	return groups[0].addrs[li], groups[0].leaves[li], ei, true, nil
 }

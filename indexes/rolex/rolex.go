@@ -69,6 +69,7 @@ func New(env indexes.Env, p indexes.Params) (indexes.Index, error) {
 	for i := range n {
 		x.allocs[i] = transport.NewAllocator(f, 0)
 		x.nodes[i] = newNodeState()
+		x.nodes[i].keyBytes = env.KeySize
 	}
 	if err := x.load(f.Setup(cfg.MemoryNodeIDs()[0]), nil); err != nil {
 		return nil, fmt.Errorf("initialising: %w", err)

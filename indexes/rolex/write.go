@@ -64,27 +64,24 @@ func (c *client) modify(key, val []byte) error {
 	if err != nil {
 		return err
 	}
-	c.ep.Compute(cost.NodeSearch(len(m.segs)))
-	l, r := m.leafRange(key)
-	groups, err := c.readGroups(m, l, r, true)
+	held, _, _, ok, err := c.locate(m, key)
 	if err != nil {
 		return err
 	}
-	gi, li, _, ok := c.lookup(groups, key)
 	if !ok {
 		return indexes.ErrNotFound
 	}
-	gr := groups[gi]
-	primary := gr.addrs[0]
+	t := m.target(key)
+	primary := m.addr(t, c.g.stride)
 	if err := c.lock(primary); err != nil {
 		return err
 	}
-	at, lf, ei, ok, err := c.relocate(gr.addrs[li], key)
+	at, lf, ei, ok, err := c.relocate(held, key)
 	if err == nil && !ok {
 		// Deleted and inserted again ahead of the leaf it was in: read
 		// the whole group, stable under the lock.
 		var full []group
-		if full, err = c.readGroups(m, gr.idx, gr.idx, true); err == nil {
+		if full, err = c.readGroups(m, t, t, true); err == nil {
 			var fi int
 			if _, fi, ei, ok = c.lookup(full, key); ok {
 				at, lf = full[0].addrs[fi], full[0].leaves[fi]
@@ -149,51 +146,96 @@ func (c *client) Insert(key, val []byte) error {
 	if err := c.lock(primary); err != nil {
 		return err
 	}
-	groups, err := c.readGroups(m, t, t, true)
+	gr, j, pos, ci, err := c.insertLeaves(m, t, key)
 	if err != nil {
 		return err
 	}
-	gr := groups[0]
-	if _, li, ei, ok := c.lookup(groups, key); ok {
-		lf := gr.leaves[li]
-		copy(c.g.val(lf, ei), val)
-		return c.post(c.writeOp(gr.addrs[li], lf), c.unlockOp(primary))
-	}
-	j := 0
-	for li, lf := range gr.leaves {
-		if lf.n > 0 && bytes.Compare(c.g.key(lf, 0), key) <= 0 {
-			j = li
-		}
-	}
 	lf := gr.leaves[j]
-	if lf.n < c.g.span {
+	var ops []transport.Op
+	if ei, ok := c.g.find(lf, key); ok {
+		copy(c.g.val(lf, ei), val)
+	} else if lf.n < c.g.span {
 		i, _ := c.g.find(lf, key)
 		c.g.insertAt(lf, i, key, val)
-		return c.post(c.writeOp(gr.addrs[j], lf), c.unlockOp(primary))
+	} else {
+		na, err := c.alloc.AllocOn(c.ep, primary.Node(), c.g.stride, transport.CachelineBytes)
+		if err != nil {
+			return fmt.Errorf("allocating a synonym leaf: %w", err)
+		}
+		c.x.synLeaves.Add(1)
+		nl := c.g.newLeaf()
+		half := c.g.span / 2
+		s := c.g.kvBytes()
+		copy(nl.kv, lf.kv[half*s:lf.n*s])
+		nl.n = lf.n - half
+		clear(lf.kv[half*s:])
+		lf.n = half
+		nl.next, lf.next = lf.next, na
+		dst := lf
+		if bytes.Compare(key, c.g.key(nl, 0)) > 0 {
+			dst = nl
+		}
+		i, _ := c.g.find(dst, key)
+		c.g.insertAt(dst, i, key, val)
+		ci.addrs = slices.Insert(ci.addrs, pos, na)
+		ci.firsts = slices.Insert(ci.firsts, pos+1, slices.Clone(c.g.key(nl, 0)))
+		// One QP: the new leaf lands before the pointer to it.
+		ops = append(ops, c.writeOp(na, nl))
 	}
-	na, err := c.alloc.AllocOn(c.ep, primary.Node(), c.g.stride, transport.CachelineBytes)
+	ci.firsts[pos] = slices.Clone(c.g.key(lf, 0))
+	c.st.setChain(t, ci)
+	ops = append(ops, c.writeOp(gr.addrs[j], lf), c.unlockOp(primary))
+	return c.post(ops...)
+}
+
+// insertLeaves reads, under the lock of leaf t, the leaf of t's chain
+// that key belongs to, the last non-empty one whose first key is at or
+// below key (the first leaf if none): the chain's leaves hold ascending
+// key ranges, so that leaf alone may hold key. When the node knows the
+// chain's first keys it reads just that leaf and the next one (the
+// port's leaf and synonym leaf) and checks that the chain still places
+// key there; otherwise, or if the check fails, it reads the whole chain.
+// It returns the leaves read, the index of key's leaf among them, its
+// position in the chain and the chain's information, copied.
+func (c *client) insertLeaves(m *model, t int, key []byte) (gr group, j, pos int, ci chainInfo, err error) {
+	known := c.st.chain(t)
+	if known.firsts != nil && len(known.firsts) == len(known.addrs)+1 {
+		pos = 0
+		for i, f := range known.firsts {
+			if f != nil && bytes.Compare(f, key) <= 0 {
+				pos = i
+			}
+		}
+		all := append([]transport.GAddr{m.addr(t, c.g.stride)}, known.addrs...)
+		addrs := all[pos:min(pos+2, len(all))]
+		leaves, err := c.readLeaves(addrs)
+		if err != nil {
+			return group{}, 0, 0, chainInfo{}, err
+		}
+		l := leaves[0]
+		ok := pos == 0 || l.n > 0 && bytes.Compare(c.g.key(l, 0), key) <= 0
+		if len(addrs) == 2 {
+			nx := leaves[1]
+			ok = ok && l.next == addrs[1] && nx.n > 0 && bytes.Compare(c.g.key(nx, 0), key) > 0
+		} else {
+			ok = ok && l.next == 0
+		}
+		if ok {
+			ci = chainInfo{addrs: slices.Clone(known.addrs), firsts: slices.Clone(known.firsts)}
+			return group{idx: t, addrs: addrs, leaves: leaves}, 0, pos, ci, nil
+		}
+	}
+	groups, err := c.readGroups(m, t, t, true)
 	if err != nil {
-		return fmt.Errorf("allocating a synonym leaf: %w", err)
+		return group{}, 0, 0, chainInfo{}, err
 	}
-	c.x.synLeaves.Add(1)
-	nl := c.g.newLeaf()
-	half := c.g.span / 2
-	s := c.g.kvBytes()
-	copy(nl.kv, lf.kv[half*s:lf.n*s])
-	nl.n = lf.n - half
-	clear(lf.kv[half*s:])
-	lf.n = half
-	nl.next, lf.next = lf.next, na
-	dst := lf
-	if bytes.Compare(key, c.g.key(nl, 0)) > 0 {
-		dst = nl
+	gr = groups[0]
+	for i, l := range gr.leaves {
+		if l.n > 0 && bytes.Compare(c.g.key(l, 0), key) <= 0 {
+			j = i
+		}
 	}
-	i, _ := c.g.find(dst, key)
-	c.g.insertAt(dst, i, key, val)
-	chain := slices.Insert(slices.Clone(gr.addrs[1:]), j, na)
-	c.st.setChain(t, chain)
-	// One QP: the new leaf lands before the pointer to it.
-	return c.post(c.writeOp(na, nl), c.writeOp(gr.addrs[j], lf), c.unlockOp(primary))
+	return gr, j, j, c.chainOf(gr), nil
 }
 
 func (c *client) post(ops ...transport.Op) error {
