@@ -103,7 +103,7 @@ type Stream struct {
 	spec    Spec // a copy: later changes to the caller's Spec do not leak in
 	client  Client
 	r       *rand.Rand
-	ops     *generator.Discrete
+	ops     opMix
 	records chooser            // existing records; nil when the workload only inserts
 	scans   chooser            // scan lengths; nil without scans
 	inserts *generator.Counter // position in this client's insert sequence
@@ -130,7 +130,6 @@ func (s *Spec) Stream(c Client) (*Stream, error) {
 		spec:    *s,
 		client:  c,
 		r:       rand.New(pcgSource{randv2.NewPCG(splitmix.Mix(uint64(s.Seed)), splitmix.Mix(uint64(c.Index)+splitmix.Golden))}),
-		ops:     generator.NewDiscrete(),
 		inserts: generator.NewCounter(0),
 		key:     make([]byte, s.KeySize),
 		value:   make([]byte, s.ValueSize()),
@@ -156,7 +155,7 @@ func (s *Spec) Stream(c Client) (*Stream, error) {
 		{s.ReadModifyWriteProportion, ReadModifyWrite},
 	} {
 		if w.p > 0 {
-			st.ops.Add(w.p, int64(w.op))
+			st.ops.add(w.p, w.op)
 		}
 	}
 	if err := st.checkPartition(); err != nil {
@@ -194,7 +193,7 @@ func (st *Stream) Next() Op {
 	if st.trace != nil {
 		return st.nextTraced()
 	}
-	op := Op{Type: OpType(st.ops.Next(st.r))}
+	op := Op{Type: st.ops.next(st.r)}
 	if op.Type == Insert {
 		st.spec.encodeRecord(st.key, st.nextInsert())
 	} else {
