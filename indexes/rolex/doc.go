@@ -40,8 +40,9 @@
 // rather than the port's single leaf): a full leaf of the chain moves its
 // upper half to a new synonym leaf linked after it, so the index never
 // asserts; like the port it never retrains, so a key distribution far
-// from the loaded one (an empty bulk load) grows long chains that every
-// operation on them reads.
+// from the loaded one (an empty bulk load, ordered inserts past the
+// loaded keys) grows long chains behind one leaf and its one lock: point
+// operations read two of their leaves, scans and first visits all.
 //
 // # Leaf layout (K key, V value, S span bytes; offsets in the slot)
 //
@@ -67,29 +68,33 @@
 //	start and end positions (24 B); then leaves-1 upper fences (K each)
 //
 // # Verbs per operation (model cached; n = leaves the prediction covers,
-// 2-3 with epsilon = span; s = synonym leaves of those the node knows)
+// 2-3 with epsilon = span, widened to the key's fence-routed leaf t if
+// needed; s = 0 if t has no synonym leaf, else 1)
 //
 //	first operation of a compute node: READ root word, READ header, READ
 //	             the body (one batch of 1 MiB READs)
-//	search       1 batch of n + s leaf READs; a synonym pointer the node
-//	             did not know costs one more batch
+//	search       1 batch of n + s leaf READs: the predicted leaves and, of
+//	             t's chain, the synonym leaf the node's cached first keys
+//	             place the key in and the one after it (checked: first
+//	             keys bracket the key, pointer unchanged); an unknown or
+//	             changed chain costs one more batch per chain step
 //	update       search batch, masked CAS (plain CAS with maskedcas=false)
-//	             on the lock of the key's leaf, READ of the leaf that held
-//	             the key, 1 batch: WRITE leaf + WRITE 8 B unlock = n+s+4
+//	             on t's lock word, READ of the leaf that held the key, 1
+//	             batch: WRITE leaf + WRITE 8 B unlock = n + s + 4 verbs
 //	delete       as update, the leaf WRITE without the entry
 //	insert       1 batch of READs of the predicted leaves (the port's
-//	             fetch, synonyms not read; it widens to the target leaf if
-//	             needed), lock of the target leaf, 1 batch READ of it and
-//	             its known synonym leaves, 1 batch: WRITE leaf + unlock
-//	             = n + 1 + s + 3 in 4 round trips; a full leaf adds a new
-//	             synonym leaf WRITE in the last batch (same memory node, so
+//	             fetch, synonyms not read), lock of t, 1 batch READ of the
+//	             key's leaf of the chain (and the next, as for a search),
+//	             1 batch: WRITE leaf + unlock = n + 1 + s + 3 verbs in 4
+//	             round trips; a full leaf adds a WRITE of a new synonym
+//	             leaf at the head of the last batch (same memory node, so
 //	             it lands before the pointer to it) and, when the node's
 //	             allocator needs a chunk, one RPC
 //	scan(n)      1 batch of READs of the leaves from the prediction of
-//	             start to that of start+n (the port's interval) and their
-//	             synonym leaves; when the interval holds fewer than n
-//	             entries, further batches over the following leaves, each
-//	             sized to the entries still missing
+//	             start to that of start+n (the port's interval) with their
+//	             whole synonym chains; when the interval holds fewer than
+//	             n entries, further batches over the following leaves,
+//	             each sized to the entries still missing
 //
 // verbs_test.go checks these counts.
 //
@@ -98,7 +103,11 @@
 //   - Models come from the memory pool (above), not trained on each
 //     compute server from the key list; fences replace that key list.
 //   - Chained synonym leaves with half splits instead of one synonym leaf
-//     that asserts when full; no retraining (as the port).
+//     that asserts when full; no retraining (as the port). A point
+//     operation reads only the key's leaf t's synonym leaves (keys never
+//     leave their leaf's chain), and of those only two when the node
+//     knows the chain's first keys; the port reads the known synonym leaf
+//     of every predicted leaf.
 //   - Deletes exist: under the leaf lock the entry is removed and the
 //     leaf rewritten; leaves never merge or leave a chain.
 //   - An update or delete that no longer finds its key in the leaf it
