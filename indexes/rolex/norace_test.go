@@ -1,0 +1,5 @@
+//go:build !race
+
+package rolex_test
+
+const raceEnabled = false
