@@ -13,6 +13,7 @@ import (
 	"github.com/dmbench/dmbench/experiments"
 	"github.com/dmbench/dmbench/indexes"
 	"github.com/dmbench/dmbench/transport/sim"
+	"github.com/dmbench/dmbench/transport/verbs"
 	"github.com/dmbench/dmbench/workloads"
 )
 
@@ -124,6 +125,15 @@ func listFabrics(w io.Writer) error {
 	for _, f := range bench.Fabrics {
 		fmt.Fprintf(w, "%-6s %s\n", f, desc[f])
 	}
+	devs := verbs.Devices()
+	names := make([]string, len(devs))
+	for i, d := range devs {
+		names[i] = fmt.Sprintf("%s (ports %v)", d.Name, d.Ports)
+	}
+	if len(names) == 0 {
+		names = []string{"none"}
+	}
+	fmt.Fprintf(w, "%-6s real RDMA through libibverbs: not built yet; RDMA devices on this host: %s\n", "verbs", strings.Join(names, ", "))
 	return nil
 }
 
