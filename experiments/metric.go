@@ -39,8 +39,8 @@ func (s *Spec) metricName(panel, x string) string {
 //
 //	throughput_mops
 //	latency.<OP>.<mean|p50|p90|p99|p999|p9999>   OP: READ, UPDATE, INSERT, SCAN, READ_MODIFY_WRITE
-//	verbs_per_op.<OP|total>.<read|write|cas|masked_cas|faa|rpc|total>
-//	bytes_per_op.<OP|total>.<read|write|cas|masked_cas|faa|rpc|total>
+//	verbs_per_op.<OP|total>.<read|write|cas|masked_cas|faa|atomic|rpc|total>   atomic: cas + masked_cas + faa
+//	bytes_per_op.<OP|total>.<read|write|cas|masked_cas|faa|atomic|rpc|total>
 //	nic_mops.<memory|compute>.<max|mean>, msg_util.<...>, bw_util.<...>, cpu_util.<...>
 //	cache_hit_ratio, cs_cache_bytes, ms_bytes
 //	activity.<OP>.<read|write|atomic|rpc|compute|wait>   ns per operation
@@ -49,7 +49,7 @@ func (s *Spec) metricName(panel, x string) string {
 //	change.<name>.<start_ms|end_ms|duration_ms>           a change the runner made (repartition)
 func metricOf(name string) (metric, error) {
 	parts := strings.Split(name, ".")
-	fail := fmt.Errorf("metric %q is not one of: throughput_mops, latency.<OP>.<stat>, verbs_per_op.<OP>.<verb>, bytes_per_op.<OP>.<verb>, <nic_mops|msg_util|bw_util|cpu_util>.<memory|compute>.<max|mean>, cache_hit_ratio, cs_cache_bytes, ms_bytes, activity.<OP>.<activity>, steps.<OP>.<step>, timeline.<before|dip|end>_mops, change.<name>.<start_ms|end_ms|duration_ms>", name)
+	fail := fmt.Errorf("metric %q is not one of: throughput_mops, latency.<OP>.<stat>, verbs_per_op.<OP>.<verb>, bytes_per_op.<OP>.<verb> (verb: read, write, cas, masked_cas, faa, atomic, rpc, total), <nic_mops|msg_util|bw_util|cpu_util>.<memory|compute>.<max|mean>, cache_hit_ratio, cs_cache_bytes, ms_bytes, activity.<OP>.<activity>, steps.<OP>.<step>, timeline.<before|dip|end>_mops, change.<name>.<start_ms|end_ms|duration_ms>", name)
 	switch {
 	case len(parts) == 3 && parts[0] == "activity" && slices.Contains(activities, parts[2]),
 		len(parts) == 3 && parts[0] == "steps" && parts[2] != "":
@@ -104,6 +104,7 @@ func metricOf(name string) (metric, error) {
 			"read": func(m bench.VerbMix) float64 { return m.Read }, "write": func(m bench.VerbMix) float64 { return m.Write },
 			"cas": func(m bench.VerbMix) float64 { return m.CAS }, "masked_cas": func(m bench.VerbMix) float64 { return m.MaskedCAS },
 			"faa": func(m bench.VerbMix) float64 { return m.FAA }, "rpc": func(m bench.VerbMix) float64 { return m.RPC },
+			"atomic": func(m bench.VerbMix) float64 { return m.CAS + m.MaskedCAS + m.FAA },
 			"total": func(m bench.VerbMix) float64 { return m.Total },
 		}[parts[2]]
 		if verb == nil {
