@@ -17,7 +17,7 @@ func (f *Fabric) Attach(n transport.NodeID, thread int) (transport.Endpoint, fun
 	detach := func() {
 		f.mu.Lock()
 		defer f.mu.Unlock()
-		f.stats.add(ep.node, ep.stats)
+		f.stats.Add(ep.node, ep.stats)
 		ep.stats = &transport.VerbStats{}
 	}
 	return ep, detach, nil

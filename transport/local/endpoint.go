@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/dmbench/dmbench/transport"
+	"github.com/dmbench/dmbench/transport/internal/wordmem"
 )
 
 // Random streams: every endpoint draws from a PCG seeded with Config.Seed
@@ -71,7 +72,7 @@ func (e *endpoint) Read(dst []byte, src transport.GAddr) error {
 	if err != nil {
 		return err
 	}
-	e.f.mem.read(r, off, dst)
+	e.f.mem.Read(r, off, dst)
 	e.single(src.Node(), transport.VerbRead, 0, uint64(len(dst)))
 	return nil
 }
@@ -81,7 +82,7 @@ func (e *endpoint) Write(dst transport.GAddr, src []byte) error {
 	if err != nil {
 		return err
 	}
-	e.f.mem.write(r, off, src)
+	e.f.mem.Write(r, off, src)
 	e.single(dst.Node(), transport.VerbWrite, uint64(len(src)), 0)
 	return nil
 }
@@ -104,14 +105,14 @@ func (e *endpoint) atomic(op transport.Op) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	old := e.f.mem.atomic(r, off, &op)
+	old := e.f.mem.Atomic(r, off, &op)
 	e.single(op.Addr.Node(), op.Kind, 8, 8)
 	return old, nil
 }
 
 // target is where a checked op of a batch lands.
 type target struct {
-	r   *region
+	r   *wordmem.Region
 	off uint64
 }
 
@@ -137,13 +138,13 @@ func (e *endpoint) Post(ops ...transport.Op) error {
 		var out, in uint64
 		switch o.Kind {
 		case transport.VerbRead:
-			e.f.mem.read(t.r, t.off, o.Buf)
+			e.f.mem.Read(t.r, t.off, o.Buf)
 			in = uint64(len(o.Buf))
 		case transport.VerbWrite:
-			e.f.mem.write(t.r, t.off, o.Buf)
+			e.f.mem.Write(t.r, t.off, o.Buf)
 			out = uint64(len(o.Buf))
 		default:
-			o.Old = e.f.mem.atomic(t.r, t.off, o)
+			o.Old = e.f.mem.Atomic(t.r, t.off, o)
 			out, in = 8, 8
 		}
 		if n := o.Addr.Node(); e.counts(n) {
@@ -159,7 +160,7 @@ func (e *endpoint) Post(ops ...transport.Op) error {
 
 // resolve finds the memory behind [a, a+n) for verb v, or the
 // *transport.AddrError that says why there is none.
-func (f *Fabric) resolve(v transport.VerbKind, a transport.GAddr, n uint64) (*region, uint64, error) {
+func (f *Fabric) resolve(v transport.VerbKind, a transport.GAddr, n uint64) (*wordmem.Region, uint64, error) {
 	id := a.Node()
 	if int(id) >= len(f.nodes) {
 		return nil, 0, &transport.AddrError{Verb: v, Addr: a, Len: n,

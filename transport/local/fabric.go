@@ -7,13 +7,14 @@ import (
 	"time"
 
 	"github.com/dmbench/dmbench/transport"
+	"github.com/dmbench/dmbench/transport/internal/wordmem"
 )
 
 // Fabric is the in-process, real-time fabric. Build it with New.
 type Fabric struct {
 	cfg   transport.Config
 	start time.Time
-	mem   memory
+	mem   wordmem.Memory
 	nodes []*node
 
 	// mu guards the cluster-changing calls and the run state, so that
@@ -25,15 +26,15 @@ type Fabric struct {
 	goErr     error     // bad Go calls, reported by the next Run
 	running   bool
 	closed    bool
-	stats     tally     // finished clients' counters since the last reset
-	window    time.Time // start of the statistics window
+	stats     wordmem.Tally // finished clients' counters since the last reset
+	window    time.Time     // start of the statistics window
 }
 
 // node is one machine of the cluster.
 type node struct {
 	id       transport.NodeID
 	layout   transport.Layout
-	mem      []*region // parallel to layout.Regions; nil once closed
+	mem      []*wordmem.Region // parallel to layout.Regions; nil once closed
 	handlers map[uint16]transport.Handler
 	// cores holds one endpoint per RPC core; a handler runs while its
 	// caller holds one, which bounds the handlers running at once.
@@ -50,9 +51,7 @@ func New(cfg transport.Config) (*Fabric, error) {
 	}
 	now := time.Now()
 	f := &Fabric{cfg: cfg, start: now, window: now}
-	if cfg.Mode == transport.ModePaper {
-		f.mem.locks = new(lineLocks)
-	}
+	f.mem = wordmem.NewMemory(cfg.Mode)
 	for _, l := range layouts {
 		nd := &node{id: l.Node, layout: l, handlers: make(map[uint16]transport.Handler)}
 		f.nodes = append(f.nodes, nd)
@@ -71,7 +70,7 @@ func New(cfg transport.Config) (*Fabric, error) {
 			nd.coreEPs = append(nd.coreEPs, ep)
 		}
 	}
-	f.stats = f.newTally()
+	f.stats = wordmem.NewTally(f.cfg)
 	if err := transport.ServeChunks(f); err != nil {
 		return nil, errors.Join(fmt.Errorf("local: %w", err), f.Close())
 	}
@@ -79,10 +78,13 @@ func New(cfg transport.Config) (*Fabric, error) {
 }
 
 // newRegion makes the memory of a region; callers hold f.mu or own f.
-func (f *Fabric) newRegion(size uint64) (*region, error) {
-	r, err := newRegion(f.regionIDs, size)
+func (f *Fabric) newRegion(size uint64) (*wordmem.Region, error) {
+	r, err := wordmem.NewRegion(f.regionIDs, size)
 	f.regionIDs++
-	return r, err
+	if err != nil {
+		return nil, fmt.Errorf("local: %w", err)
+	}
+	return r, nil
 }
 
 // Name is "local".
@@ -140,7 +142,7 @@ func (f *Fabric) AddRegion(n transport.NodeID, name string, size uint64) (transp
 	}
 	r, err := nd.layout.Add(name, size, false)
 	if err != nil {
-		return transport.Region{}, errors.Join(err, m.release())
+		return transport.Region{}, errors.Join(err, m.Release())
 	}
 	nd.mem = append(nd.mem, m)
 	return r, nil
@@ -175,7 +177,7 @@ func (f *Fabric) Close() error {
 	var errs []error
 	for _, nd := range f.nodes {
 		for _, m := range nd.mem {
-			if err := m.release(); err != nil {
+			if err := m.Release(); err != nil {
 				errs = append(errs, fmt.Errorf("local: releasing a region of node %d: %w", nd.id, err))
 			}
 		}

@@ -79,7 +79,7 @@ func (f *Fabric) Run() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, c := range clients {
-		f.stats.add(c.ep.node, c.ep.stats)
+		f.stats.Add(c.ep.node, c.ep.stats)
 	}
 	f.running = false
 	return first

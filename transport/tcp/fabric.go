@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dmbench/dmbench/transport"
+	"github.com/dmbench/dmbench/transport/internal/wordmem"
 )
 
 // Options says where a fabric's memory nodes run.
@@ -52,7 +53,7 @@ type Fabric struct {
 	unserved  error // Handle calls on memory nodes in other processes
 	running   bool
 	closed    bool
-	stats     tally
+	stats     wordmem.Tally
 	window    time.Time
 	setupSeqs int // Setup endpoints made: the next one's stream
 }
@@ -113,7 +114,7 @@ func New(cfg transport.Config, opt Options) (*Fabric, error) {
 			ep.peers = f.peers
 		}
 	}
-	f.stats = f.newTally()
+	f.stats = wordmem.NewTally(f.cfg)
 	return f, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/dmbench/dmbench/transport"
+	"github.com/dmbench/dmbench/transport/internal/wordmem"
 )
 
 // nodeMem is the memory a server holds for its node: the node's layout and
@@ -15,7 +16,7 @@ import (
 type nodeMem struct {
 	node transport.NodeID
 	mode transport.Mode
-	mem  memory
+	mem  wordmem.Memory
 	// view is replaced whole when a region is added, so verbs read the
 	// layout without a lock.
 	view atomic.Pointer[memView]
@@ -35,15 +36,13 @@ type nodeMem struct {
 // memView is one state of a node's layout with its memory.
 type memView struct {
 	layout  transport.Layout
-	regions []*region // parallel to layout.Regions
+	regions []*wordmem.Region // parallel to layout.Regions
 }
 
 // newNodeMem lays out main (and device, when device > 0) regions of node.
 func newNodeMem(node transport.NodeID, mode transport.Mode, main, device, capacity uint64, chunks bool) (*nodeMem, error) {
 	g := &nodeMem{node: node, mode: mode, capacity: capacity, refs: 1}
-	if mode == transport.ModePaper {
-		g.mem.locks = new(lineLocks)
-	}
+	g.mem = wordmem.NewMemory(mode)
 	g.view.Store(&memView{layout: transport.Layout{Node: node}})
 	if main > 0 {
 		if _, err := g.addRegion("main", main, false); err != nil {
@@ -81,20 +80,20 @@ func (g *nodeMem) addRegion(name string, size uint64, device bool) (transport.Re
 	if err != nil {
 		return transport.Region{}, err
 	}
-	m, err := newRegion(g.regionIDs, size)
+	m, err := wordmem.NewRegion(g.regionIDs, size)
 	if err != nil {
-		return transport.Region{}, err
+		return transport.Region{}, fmt.Errorf("tcp: node %d: %w", g.node, err)
 	}
 	g.regionIDs++
 	g.used += size
-	next.regions = append(append([]*region(nil), old.regions...), m)
+	next.regions = append(append([]*wordmem.Region(nil), old.regions...), m)
 	g.view.Store(next)
 	return rg, nil
 }
 
 // resolve finds the memory behind [a, a+n) for verb v, or the
 // *transport.AddrError that says why there is none.
-func (v *memView) resolve(k transport.VerbKind, a transport.GAddr, n uint64) (*region, uint64, error) {
+func (v *memView) resolve(k transport.VerbKind, a transport.GAddr, n uint64) (*wordmem.Region, uint64, error) {
 	i, err := v.layout.Find(k, a, n)
 	if err != nil {
 		return nil, 0, err
@@ -104,20 +103,20 @@ func (v *memView) resolve(k transport.VerbKind, a transport.GAddr, n uint64) (*r
 
 // exec runs one checked op: READ into dst, WRITE from o.Buf, atomics
 // leaving the old value in o.Old.
-func (g *nodeMem) exec(r *region, off uint64, o *transport.Op, dst []byte) {
+func (g *nodeMem) exec(r *wordmem.Region, off uint64, o *transport.Op, dst []byte) {
 	switch o.Kind {
 	case transport.VerbRead:
-		g.mem.read(r, off, dst)
+		g.mem.Read(r, off, dst)
 	case transport.VerbWrite:
-		g.mem.write(r, off, o.Buf)
+		g.mem.Write(r, off, o.Buf)
 	default:
-		o.Old = g.mem.atomic(r, off, o)
+		o.Old = g.mem.Atomic(r, off, o)
 	}
 }
 
 // target is where a checked op of a batch lands.
 type target struct {
-	r   *region
+	r   *wordmem.Region
 	off uint64
 }
 
@@ -217,7 +216,7 @@ func (g *nodeMem) release() error {
 	g.released = true
 	var errs []error
 	for _, r := range g.view.Load().regions {
-		if err := r.release(); err != nil {
+		if err := r.Release(); err != nil {
 			errs = append(errs, fmt.Errorf("tcp: releasing a region of node %d: %w", g.node, err))
 		}
 	}

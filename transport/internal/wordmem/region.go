@@ -1,4 +1,10 @@
-package local
+// Package wordmem is the memory of the real-time fabrics (local, tcp):
+// regions of little-endian 64-bit words touched only through sync/atomic,
+// with the memory modes' semantics (ModePaper's 64-byte cacheline
+// atomicity through a table of line locks), and the tally that turns
+// endpoints' verb counters into per-node statistics. Both fabrics use it,
+// so a racing READ sees the same things on either.
+package wordmem
 
 import (
 	"encoding/binary"
@@ -10,10 +16,10 @@ import (
 	"github.com/dmbench/dmbench/transport/internal/regionmem"
 )
 
-// region is the memory behind one registered region: little-endian 64-bit
+// Region is the memory behind one registered region: little-endian 64-bit
 // words, touched only through sync/atomic so that READ and WRITE may race
 // with each other and with the atomics without a data race.
-type region struct {
+type Region struct {
 	words   []uint64
 	release func() error // returns words to the OS
 	// id tells the regions of the fabric apart in the cacheline lock
@@ -22,21 +28,25 @@ type region struct {
 	id uint64
 }
 
-// newRegion allocates size bytes of zeroed words.
-func newRegion(id, size uint64) (*region, error) {
+// NewRegion allocates size bytes of zeroed words; id tells the region apart
+// from the fabric's others in the line-lock table.
+func NewRegion(id, size uint64) (*Region, error) {
 	n := (size + 7) / 8
 	b, release, err := regionmem.Alloc(n * 8)
 	if err != nil {
-		return nil, fmt.Errorf("local: region of %d bytes: %w", size, err)
+		return nil, fmt.Errorf("region of %d bytes: %w", size, err)
 	}
 	// Mapped memory is page-aligned, and heap byte slices of a word
 	// multiple are 8-aligned, so the bytes can be viewed as words.
 	words := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(b))), n)
-	return &region{words: words, release: release, id: id}, nil
+	return &Region{words: words, release: release, id: id}, nil
 }
 
+// Release returns the region's memory to the OS.
+func (r *Region) Release() error { return r.release() }
+
 // load copies len(dst) bytes starting at byte offset off into dst.
-func (r *region) load(dst []byte, off uint64) {
+func (r *Region) load(dst []byte, off uint64) {
 	for len(dst) > 0 {
 		w := atomic.LoadUint64(&r.words[off/8])
 		shift := off % 8
@@ -56,7 +66,7 @@ func (r *region) load(dst []byte, off uint64) {
 // store copies src to byte offset off. Whole words are stored; a partial
 // word at either edge is merged into its neighbours' bytes with a CAS loop,
 // so concurrent writers of the other bytes of that word are not undone.
-func (r *region) store(off uint64, src []byte) {
+func (r *Region) store(off uint64, src []byte) {
 	for len(src) > 0 {
 		p := &r.words[off/8]
 		shift := off % 8
@@ -84,7 +94,7 @@ func (r *region) store(off uint64, src []byte) {
 // apply performs atomic op on the aligned word at byte offset off and
 // returns the word's previous value. transport.Op.Apply defines the effect,
 // so every fabric agrees on what CAS, masked CAS and FAA do.
-func (r *region) apply(off uint64, op *transport.Op) uint64 {
+func (r *Region) apply(off uint64, op *transport.Op) uint64 {
 	p := &r.words[off/8]
 	for {
 		old := atomic.LoadUint64(p)

@@ -1,4 +1,4 @@
-package tcp
+package wordmem
 
 import (
 	"sync"
@@ -33,14 +33,21 @@ func (l *lineLocks) of(id, line uint64) *stripe {
 	return &l.stripes[h>>(64-stripeBits)]
 }
 
-// memory applies accesses to regions under the fabric's memory mode; a nil
-// locks means ModeStrict.
-type memory struct {
-	locks *lineLocks
+// Memory applies accesses to regions under a fabric's memory mode.
+type Memory struct {
+	locks *lineLocks // nil in ModeStrict
 }
 
-// read copies [off, off+len(dst)) of r into dst.
-func (m memory) read(r *region, off uint64, dst []byte) {
+// NewMemory applies accesses under mode.
+func NewMemory(mode transport.Mode) Memory {
+	if mode == transport.ModePaper {
+		return Memory{locks: new(lineLocks)}
+	}
+	return Memory{}
+}
+
+// Read copies [off, off+len(dst)) of r into dst.
+func (m Memory) Read(r *Region, off uint64, dst []byte) {
 	if m.locks == nil {
 		r.load(dst, off)
 		return
@@ -55,9 +62,9 @@ func (m memory) read(r *region, off uint64, dst []byte) {
 	}
 }
 
-// write copies src to [off, off+len(src)) of r, line by line in increasing
+// Write copies src to [off, off+len(src)) of r, line by line in increasing
 // address order.
-func (m memory) write(r *region, off uint64, src []byte) {
+func (m Memory) Write(r *Region, off uint64, src []byte) {
 	if m.locks == nil {
 		r.store(off, src)
 		return
@@ -72,10 +79,10 @@ func (m memory) write(r *region, off uint64, src []byte) {
 	}
 }
 
-// atomic performs op on the word at off. In ModePaper it also excludes
+// Atomic performs op on the word at off. In ModePaper it also excludes
 // READs of the word's line, so a READ sees a line either before or after
 // the atomic, as it would with a WRITE.
-func (m memory) atomic(r *region, off uint64, op *transport.Op) uint64 {
+func (m Memory) Atomic(r *Region, off uint64, op *transport.Op) uint64 {
 	if m.locks == nil {
 		return r.apply(off, op)
 	}
