@@ -66,7 +66,10 @@
 //     slot = 3 verbs. Into a full node: the same CAS into a slot past
 //     its capacity ("insert behind"), then the type switch: 2 masked
 //     CASes in one doorbell batch on the parent slot's and the header's
-//     type bits = 5 verbs.
+//     type bits = 5 verbs. A writer whose CAS behind the capacity loses
+//     to an entry with its key byte, and follows that entry down, first
+//     makes the switch the slot needs itself (the same batch), as the
+//     entry's writer may not have yet (see Growth).
 //   - Insert where a leaf with another key sits: READ leaf; one batch
 //     WRITEs the new node (48) and leaf (34); CAS the slot; CAS the old
 //     leaf's reverse pointer = 5 verbs (2 WRITEs in one post). A key that
@@ -115,9 +118,15 @@
 //
 // Nodes grow in place (insert behind, then type switch); a parent slot
 // with an old type makes a reader fetch the rest of the node after the
-// header shows the new type. Nodes and leaves that move under a new node
-// (leaf split, prefix split) get their reverse pointer swung to their new
-// slot, which is how a stale cached slot is detected.
+// header shows the new type. A slot behind the capacity is invisible to
+// readers until the type covers it, so no insert into it or below it
+// returns before the switch: its writer switches the type, and so does
+// a writer that follows its entry there (to split its leaf, or further
+// down); otherwise that second insert could return while a reader on
+// another compute node, fetching the slots the type says, misses its key.
+// Nodes and leaves that move under a new node (leaf split, prefix split)
+// get their reverse pointer swung to their new slot, which is how a stale
+// cached slot is detected.
 //
 // # P-SMART
 //
@@ -168,6 +177,11 @@
 //     it. The artifact's repair CAS of stale reverse pointers is not
 //     needed then, and is left out: racing a move it could swing a
 //     reverse pointer back.
+//   - A writer that follows another writer's entry behind a node's
+//     capacity makes the type switch itself before going on (see
+//     Growth): the paper does not describe that race, and without the
+//     switch an insert could return with its key in a slot no reader
+//     fetches.
 //   - An in-place update WRITEs the leaf from its valid byte on (26 of 34
 //     bytes), not the reverse pointer its READ saw, which a concurrent
 //     leaf split may have swung.

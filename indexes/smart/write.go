@@ -281,7 +281,8 @@ func (c *client) casHeader(a transport.GAddr, expect, swap, mask uint64) error {
 // insertInNode puts the new leaf into the node at out: into its first
 // empty slot within its type's capacity, or, when the node is full,
 // behind it (slots past the capacity), followed by a type switch. A lost
-// CAS to a slot now holding the key's byte continues the descent there.
+// CAS to a slot now holding the key's byte continues the descent there;
+// behind the capacity, only after the type switch that slot needs.
 func (c *client) insertInNode(key []byte, val func() []byte, nl *newLeaf, out outcome) (hop, bool, error) {
 	n, a := out.n, out.nodeAddr
 	d := n.hdr.depth + n.hdr.plen
@@ -319,17 +320,24 @@ func (c *client) insertInNode(key []byte, val func() []byte, nl *newLeaf, out ou
 	}
 	for i := capacity(typ); i < fanout; i++ {
 		h, done, follow, err := try(i)
-		if err != nil || follow {
-			return h, false, err
+		if err != nil {
+			return hop{}, false, err
 		}
-		if done {
-			if next := typeFor(i); next > typ {
-				if err := c.switchType(out.h, a, n.hdr.word(), next); err != nil {
-					return hop{}, false, err
-				}
+		if !done && !follow {
+			continue
+		}
+		// Slot i lies behind the capacity this writer read: readers see
+		// it only once the node's type covers it. Whoever claimed it
+		// switches the type before returning, and so does a writer that
+		// follows another's entry there (to split its leaf, say), since
+		// its own insert would otherwise return before that entry's
+		// writer has made the slot, and with it the new key, visible.
+		if next := typeFor(i); next > typ {
+			if err := c.switchType(out.h, a, n.hdr.word(), next); err != nil {
+				return hop{}, false, err
 			}
-			return hop{}, true, nil
 		}
+		return h, done, nil
 	}
 	return hop{}, false, fmt.Errorf("%w: node %v has no slot left for byte %#x", errCorrupt, a, partial)
 }
