@@ -105,7 +105,7 @@ func metricOf(name string) (metric, error) {
 			"cas": func(m bench.VerbMix) float64 { return m.CAS }, "masked_cas": func(m bench.VerbMix) float64 { return m.MaskedCAS },
 			"faa": func(m bench.VerbMix) float64 { return m.FAA }, "rpc": func(m bench.VerbMix) float64 { return m.RPC },
 			"atomic": func(m bench.VerbMix) float64 { return m.CAS + m.MaskedCAS + m.FAA },
-			"total": func(m bench.VerbMix) float64 { return m.Total },
+			"total":  func(m bench.VerbMix) float64 { return m.Total },
 		}[parts[2]]
 		if verb == nil {
 			return nil, fail
