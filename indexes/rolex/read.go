@@ -24,21 +24,21 @@ func (c *client) readLeaves(addrs []transport.GAddr) ([]*leaf, error) {
 	slab := make([]leaf, len(addrs))
 	kvs := make([]byte, len(addrs)*g.span*g.kvBytes())
 	bufs := make([]byte, len(addrs)*g.wire)
-	todo := make([]int, len(addrs))
-	for i := range todo {
-		todo[i] = i
+	pending := make([]int, len(addrs))
+	for i := range pending {
+		pending[i] = i
 	}
-	for len(todo) > 0 {
-		ops := make([]transport.Op, len(todo))
-		for j, i := range todo {
+	for len(pending) > 0 {
+		ops := make([]transport.Op, len(pending))
+		for j, i := range pending {
 			ops[j] = transport.ReadOp(bufs[i*g.wire:(i+1)*g.wire], addrs[i])
 		}
 		if err := c.ep.Post(ops...); err != nil {
 			return nil, fmt.Errorf("reading %d leaves: %w", len(ops), err)
 		}
-		c.ep.Compute(cost.Copy(len(todo) * g.wire))
+		c.ep.Compute(cost.Copy(len(pending) * g.wire))
 		var again []int
-		for _, i := range todo {
+		for _, i := range pending {
 			l := &slab[i]
 			l.kv = kvs[i*g.span*g.kvBytes() : (i+1)*g.span*g.kvBytes()]
 			if !g.decode(bufs[i*g.wire:(i+1)*g.wire], c.scratch, l) {
@@ -47,7 +47,7 @@ func (c *client) readLeaves(addrs []transport.GAddr) ([]*leaf, error) {
 			}
 			out[i] = l
 		}
-		todo = again
+		pending = again
 	}
 	return out, nil
 }
