@@ -146,16 +146,21 @@ type partitionKey struct {
 	records int64
 	nodes   int
 	order   InsertOrder
+	space   uint64 // the permuted space; 0 for other orders
 }
 
 var partitionCache sync.Map // partitionKey -> *lazy[[]int64]
 
 // partitionRecords counts the loaded records of each of nodes partitions.
 func partitionRecords(s *Spec, nodes int) []int64 {
-	return cached(&partitionCache, partitionKey{s.RecordCount, nodes, s.InsertOrder}, func() []int64 {
+	key := partitionKey{s.RecordCount, nodes, s.InsertOrder, 0}
+	if s.InsertOrder == Permuted {
+		key.space = s.permutedSpace()
+	}
+	return cached(&partitionCache, key, func() []int64 {
 		counts := make([]int64, nodes)
 		for rec := range s.RecordCount {
-			counts[s.partitionOf(s.InsertOrder.number(rec), nodes)]++
+			counts[s.partitionOf(s.keyNumber(rec), nodes)]++
 		}
 		return counts
 	})

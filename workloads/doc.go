@@ -78,14 +78,33 @@
 // far above any record number. Zipfian ranks are record numbers, so the
 // hottest records are the smallest keys, as in Dolphin's benchmark, which
 // uses the rank as the key; inserts take the numbers past the loaded
-// records, so they all land right of them. Which workloads use which
-// encoding, and why, is in each property file's header: Dolphin's and
-// DMTree's scan workloads are ordered, the rest hashed.
+// records, so they all land right of them.
+//
+// insertorder=permuted (a dmbench addition; go-ycsb has no such order)
+// keeps the keys dense but scatters the records among them, as DEX's
+// benchmark does with (CityHash64(rank)+1) mod keyspace, its key space
+// only as large as the loaded and inserted keys. The key space is the
+// numbers 1 to S, where S is recordcount plus the inserts the run is
+// expected to make (insertproportion times the warm-up and measured
+// operations) with a quarter and 1024 to spare; record i gets the number
+// P(i)+1, where P is a fixed pseudo-random permutation of [0, S) (a Feistel
+// network with cycle walking). The key is laid out as an ordered one. Hot
+// records are scattered, loaded keys leave gaps that inserts fill (about
+// 80% of the space is loaded and inserted by the end of a run), and a range
+// of the key space holds as many records as its width suggests, which
+// radix trees such as SMART, whose scans enumerate key ranges, depend on.
+// Records past S (a run that inserts more than expected) take the numbers
+// above S in order.
+//
+// Which workloads use which encoding, and why, is in each property file's
+// header: Dolphin's and DMTree's scan workloads are ordered, DEX's
+// permuted, the rest hashed.
 //
 // Records enumerates the bulk-load records in key order without holding
 // them all: for hashed keys it sweeps the record numbers once per slice of
 // the key space and sorts only that slice (about 4 Mi keys at a time);
-// ordered keys come in record order.
+// ordered keys come in record order, permuted ones by walking the key
+// space and inverting the permutation.
 //
 // # Streams
 //
@@ -133,13 +152,17 @@
 //
 // With partitionedkeys=true the stream of compute node c of C only touches
 // keys in partition c: the c-th of C equal, contiguous ranges of the 64-bit
-// key prefix space for hashed keys, or of the loaded records for ordered
-// keys (Spec.Partitions gives their boundaries as keys, to hand to a
+// key prefix space for hashed keys, of the loaded records for ordered
+// keys, or of the key space for permuted ones (Spec.Partitions gives their boundaries as keys, to hand to a
 // partitioned index such as DEX). Ordered inserts all fall in the last
 // partition, so ordered keys with inserts are partitioned only over one
-// compute node; other nodes' streams are refused with the reason. Records of other partitions are drawn
-// again and insert numbers outside the partition are skipped, so each
-// node's requests follow the global distribution restricted to its range.
+// compute node; other nodes' streams are refused with the reason. Records
+// of other partitions are drawn again and insert numbers outside the
+// partition are skipped, so each node's requests follow the global
+// distribution restricted to its range. With permuted keys the clients of
+// a node share one insert sequence over all numbers past the loaded
+// records (the other nodes take the numbers it skips), so the inserts stay
+// inside the key space sized for them.
 // This is what DEX's benchmark (test/newbench.cpp of its artifact) does with
 // GLOBAL_WORKLOAD defined, as it is in the published file: a global
 // Zipfian whose keys outside the node's range are drawn again. Its other

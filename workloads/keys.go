@@ -43,30 +43,40 @@ type InsertOrder string
 
 // The key encodings. Hashed scatters records over the key space (go-ycsb's
 // default); Ordered makes record i the integer i+1, so the keys are dense
-// and consecutive records are neighbours.
+// and consecutive records are neighbours; Permuted makes the keys dense
+// integers too but gives the records pseudo-random places among them, as
+// DEX's benchmark does.
 const (
-	Hashed  InsertOrder = "hashed"
-	Ordered InsertOrder = "ordered"
+	Hashed   InsertOrder = "hashed"
+	Ordered  InsertOrder = "ordered"
+	Permuted InsertOrder = "permuted"
 )
 
-// number is the key number of record rec: the integer whose big-endian
+// dense reports whether the order's keys are small integers, zero-padded
+// in front.
+func (o InsertOrder) dense() bool { return o == Ordered || o == Permuted }
+
+// keyNumber is the key number of record rec: the integer whose big-endian
 // bytes the key carries (the first eight bytes of a hashed key, the last
-// eight of an ordered one). Both encodings are increasing in the number,
-// and neither gives a record the number 0.
-func (o InsertOrder) number(rec int64) uint64 {
-	if o == Ordered {
+// eight of an ordered or permuted one). Every encoding is increasing in the
+// number, and none gives a record the number 0.
+func (s *Spec) keyNumber(rec int64) uint64 {
+	switch s.InsertOrder {
+	case Ordered:
 		return uint64(rec) + 1
+	case Permuted:
+		return s.permutedNumber(rec)
 	}
 	return keyPrefix(rec)
 }
 
 // encode writes the key with key number n into dst (len(dst) is the key
-// size, at least 8). An ordered key is the number zero-padded in front, so
-// that byte order is number order and consecutive records share every
-// byte but the last few, as Dolphin's leaves (one per 7-byte prefix)
-// expect of dense keys.
+// size, at least 8). An ordered or permuted key is the number zero-padded
+// in front, so that byte order is number order and consecutive numbers
+// share every byte but the last few, as Dolphin's leaves (one per 7-byte
+// prefix) expect of dense keys.
 func (o InsertOrder) encode(dst []byte, n uint64) {
-	if o == Ordered {
+	if o.dense() {
 		tail := len(dst) - 8
 		clear(dst[:tail])
 		binary.BigEndian.PutUint64(dst[tail:], n)
@@ -77,7 +87,7 @@ func (o InsertOrder) encode(dst []byte, n uint64) {
 
 // encodeRecord writes record rec's key into dst.
 func (s *Spec) encodeRecord(dst []byte, rec int64) {
-	s.InsertOrder.encode(dst, s.InsertOrder.number(rec))
+	s.InsertOrder.encode(dst, s.keyNumber(rec))
 }
 
 // Key returns the key of record number rec >= 0: a loaded record when
@@ -110,8 +120,11 @@ func (s *Spec) Records() (iter.Seq2[[]byte, []byte], error) {
 }
 
 func (s *Spec) records(perPass int64) iter.Seq2[[]byte, []byte] {
-	if s.InsertOrder == Ordered {
+	switch s.InsertOrder {
+	case Ordered:
 		return s.orderedRecords()
+	case Permuted:
+		return s.permutedRecords()
 	}
 	n := s.RecordCount
 	passes := int64(1)
@@ -151,9 +164,31 @@ func (s *Spec) orderedRecords() iter.Seq2[[]byte, []byte] {
 		key := make([]byte, keySize)
 		value := make([]byte, valueSize)
 		for rec := range n {
-			k := Ordered.number(rec)
+			k := s.keyNumber(rec)
 			Ordered.encode(key, k)
 			splitmix.Fill(value, k^loadedValueSalt)
+			if !yield(key, value) {
+				return
+			}
+		}
+	}
+}
+
+// permutedRecords enumerates permuted keys by walking the key space in
+// order and keeping the numbers whose records are loaded: no sort is
+// needed, and the inverse permutation costs a few hashes per number.
+func (s *Spec) permutedRecords() iter.Seq2[[]byte, []byte] {
+	keySize, valueSize, loaded := s.KeySize, s.ValueSize(), uint64(s.RecordCount)
+	perm := s.permutation()
+	return func(yield func(key, value []byte) bool) {
+		key := make([]byte, keySize)
+		value := make([]byte, valueSize)
+		for i := range perm.n {
+			if perm.inverse(i) >= loaded {
+				continue
+			}
+			Permuted.encode(key, i+1)
+			splitmix.Fill(value, (i+1)^loadedValueSalt)
 			if !yield(key, value) {
 				return
 			}
@@ -248,8 +283,9 @@ func (r KeyRange) Split(fraction float64) []byte {
 // slices of the 64-bit key prefix; with ordered keys they are equal slices
 // of the loaded records (keys 1 to recordcount), so every node gets its
 // share of the data, and the inserts, which take numbers past the loaded
-// records, all fall into the last one. Streams with PartitionedKeys keep
-// compute node c inside range c.
+// records, all fall into the last one; with permuted keys they are equal
+// slices of the permuted space, loaded and inserted keys alike. Streams
+// with PartitionedKeys keep compute node c inside range c.
 func (s *Spec) Partitions(nodes int) ([]KeyRange, error) {
 	if nodes < 1 {
 		return nil, fmt.Errorf("workloads: partitions of %d compute nodes: want at least 1", nodes)
@@ -268,16 +304,25 @@ func (s *Spec) Partitions(nodes int) ([]KeyRange, error) {
 	return ranges, nil
 }
 
+// denseSpace is the key numbers that dense keys are partitioned over: the
+// loaded records for ordered keys, the permuted space for permuted ones.
+func (s *Spec) denseSpace() uint64 {
+	if s.InsertOrder == Permuted {
+		return max(s.permutedSpace(), 1)
+	}
+	return uint64(max(s.RecordCount, 1))
+}
+
 // partitionOf returns the partition of key number n among nodes ranges.
 func (s *Spec) partitionOf(n uint64, nodes int) int {
-	if s.InsertOrder == Ordered {
-		// floor((n-1) * nodes / recordcount), the inserts' numbers in the last.
-		loaded := uint64(max(s.RecordCount, 1))
-		if n > loaded {
+	if s.InsertOrder.dense() {
+		// floor((n-1) * nodes / space), numbers past the space in the last.
+		space := s.denseSpace()
+		if n > space {
 			return nodes - 1
 		}
 		hi, lo := bits.Mul64(n-1, uint64(nodes))
-		q, _ := bits.Div64(hi, lo, loaded)
+		q, _ := bits.Div64(hi, lo, space)
 		return int(q)
 	}
 	// floor(prefix * nodes / 2^64)
@@ -287,10 +332,10 @@ func (s *Spec) partitionOf(n uint64, nodes int) int {
 
 // partitionStart is the smallest key number of partition c > 0, which
 // makes it agree with partitionOf: ceil(c * 2^64 / nodes) for hashed keys,
-// 1 + ceil(c * recordcount / nodes) for ordered ones.
+// 1 + ceil(c * space / nodes) for dense ones.
 func (s *Spec) partitionStart(c, nodes int) uint64 {
-	if s.InsertOrder == Ordered {
-		hi, lo := bits.Mul64(uint64(c), uint64(max(s.RecordCount, 1)))
+	if s.InsertOrder.dense() {
+		hi, lo := bits.Mul64(uint64(c), s.denseSpace())
 		q, rem := bits.Div64(hi, lo, uint64(nodes))
 		if rem != 0 {
 			q++

@@ -147,9 +147,10 @@ func TestKeyMappingIsABijectionAvoidingSentinels(t *testing.T) {
 }
 
 func TestPartitionsSplitTheKeySpaceEvenly(t *testing.T) {
-	for _, order := range []string{"hashed", "ordered"} {
+	for _, order := range []string{"hashed", "ordered", "permuted"} {
 		for _, keySize := range []string{"8", "24"} {
-			s := specWith(t, Properties{"recordcount": "20000", "insertorder": order, "keysize": keySize})
+			s := specWith(t, Properties{"recordcount": "20000", "insertorder": order, "keysize": keySize,
+				"readproportion": "0.9", "insertproportion": "0.1", "operationcount": "5000"})
 			t.Run(order+"/"+keySize, func(t *testing.T) { checkPartitions(t, s) })
 		}
 	}
@@ -177,7 +178,7 @@ func checkPartitions(t *testing.T, s *Spec) {
 		counts := make([]int64, nodes)
 		for rec := range s.RecordCount + 100 {
 			key := s.Key(rec)
-			c := s.partitionOf(s.InsertOrder.number(rec), nodes)
+			c := s.partitionOf(s.keyNumber(rec), nodes)
 			if !ranges[c].Contains(key) {
 				t.Fatalf("%d nodes: record %d is in partition %d but outside its range", nodes, rec, c)
 			}
@@ -305,6 +306,113 @@ func TestOrderedKeysAreDenseIntegers(t *testing.T) {
 	}
 }
 
+func TestPermutationIsABijection(t *testing.T) {
+	for _, n := range []uint64{1, 2, 3, 5, 255, 256, 1000, 4097} {
+		p := newPermutation(n)
+		seen := make([]bool, n)
+		moved := 0
+		for x := range n {
+			y := p.forward(x)
+			if y >= n || seen[y] {
+				t.Fatalf("n=%d: forward(%d) = %d, out of range or taken twice", n, x, y)
+			}
+			seen[y] = true
+			if p.inverse(y) != x {
+				t.Fatalf("n=%d: inverse(forward(%d)) = %d", n, x, p.inverse(y))
+			}
+			if y != x {
+				moved++
+			}
+		}
+		if n >= 255 && moved < int(n)*9/10 {
+			t.Errorf("n=%d: only %d numbers move; want a scattering permutation", n, moved)
+		}
+	}
+}
+
+// DEX's benchmark keys are (CityHash64(rank)+1) mod keyspace: dense
+// integers with the records (and so the Zipfian ranks) scattered among
+// them, inserts falling between loaded keys.
+func TestPermutedKeysAreDenseAndScattered(t *testing.T) {
+	s := specWith(t, Properties{"insertorder": "permuted", "keysize": "8", "recordcount": "10000",
+		"readproportion": "0.5", "insertproportion": "0.5", "operationcount": "4000"})
+	space := s.permutedSpace()
+	if want := uint64(10000 + 2000 + 500 + 1024); space != want {
+		t.Fatalf("permuted space %d, want %d (records, inserts, a quarter and 1024 spare)", space, want)
+	}
+	seen := map[uint64]bool{}
+	for rec := range int64(space) + 10 {
+		n := binary.BigEndian.Uint64(s.Key(rec))
+		if n == 0 || seen[n] {
+			t.Fatalf("record %d has key number %d: zero or taken", rec, n)
+		}
+		seen[n] = true
+		if rec < int64(space) && n > space {
+			t.Fatalf("record %d has key number %d past the space %d", rec, n, space)
+		}
+	}
+	// The ten hottest ranks are not neighbours.
+	if n0, n1 := binary.BigEndian.Uint64(s.Key(0)), binary.BigEndian.Uint64(s.Key(1)); n1 == n0+1 {
+		t.Errorf("records 0 and 1 have consecutive keys %d, %d", n0, n1)
+	}
+	// Records enumerates the loaded keys in order, each of a loaded record.
+	loaded := map[string]bool{}
+	for rec := range s.RecordCount {
+		loaded[string(s.Key(rec))] = true
+	}
+	var prev []byte
+	count := 0
+	for key := range s.records(recordsPerPass) {
+		if !loaded[string(key)] || prev != nil && bytes.Compare(prev, key) >= 0 {
+			t.Fatalf("key %x: not loaded or out of order after %x", key, prev)
+		}
+		prev = bytes.Clone(key)
+		count++
+	}
+	if count != int(s.RecordCount) {
+		t.Errorf("enumerated %d records, want %d", count, s.RecordCount)
+	}
+}
+
+// Each compute node of a partitioned run inserts keys of its own range,
+// taken from the permuted space, and no key twice.
+func TestPermutedPartitionedInsertsStayInTheSpace(t *testing.T) {
+	s := specWith(t, Properties{"recordcount": "2000", "insertorder": "permuted", "partitionedkeys": "true",
+		"readproportion": "0.5", "insertproportion": "0.5", "operationcount": "4000"})
+	const nodes, perNode = 3, 4
+	parts, err := s.Partitions(nodes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clients, err := Cluster(nodes, perNode)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inserted := map[string]bool{}
+	for _, c := range clients {
+		st, err := s.Stream(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range c.Share(s.OperationCount) {
+			op := st.Next()
+			if !parts[c.Node].Contains(op.Key) {
+				t.Fatalf("client %d: %s of key %x outside partition %d", c.Index, op.Type, op.Key, c.Node)
+			}
+			if op.Type != Insert {
+				continue
+			}
+			if inserted[string(op.Key)] {
+				t.Fatalf("client %d inserts key %x a second time", c.Index, op.Key)
+			}
+			inserted[string(op.Key)] = true
+			if n := binary.BigEndian.Uint64(op.Key); n > s.permutedSpace() {
+				t.Errorf("client %d inserts key number %d past the space %d", c.Index, n, s.permutedSpace())
+			}
+		}
+	}
+}
+
 func TestInsertOrderProperty(t *testing.T) {
 	if s := specWith(t, nil); s.InsertOrder != Hashed {
 		t.Errorf("default insert order %q, want hashed", s.InsertOrder)
@@ -317,7 +425,7 @@ func TestInsertOrderProperty(t *testing.T) {
 		t.Errorf("Properties()[insertorder] = %q, want ordered", got)
 	}
 	_, err := FromProperties("x.properties", Properties{"insertorder": "random"}, nil)
-	if err == nil || !strings.Contains(err.Error(), "one of hashed, ordered") {
+	if err == nil || !strings.Contains(err.Error(), "one of hashed, ordered, permuted") {
 		t.Errorf("insertorder=random: error %v, want one naming hashed and ordered", err)
 	}
 }

@@ -245,9 +245,18 @@ func (st *Stream) nextInsert() int64 {
 
 // insertRecord is the record number of position k of this client's insert
 // sequence: the sequences of the clients interleave without overlap above
-// the loaded records.
+// the loaded records. Partitioned permuted keys interleave the clients of
+// each compute node over all the numbers instead: a node takes the numbers
+// whose keys fall in its range and the other nodes the rest, so the
+// numbers the run inserts stay inside the permuted space that was sized
+// for them.
 func (st *Stream) insertRecord(k int64) int64 {
-	return st.spec.RecordCount + int64(st.client.Index) + int64(st.client.Total)*k
+	c := st.client
+	if st.spec.PartitionedKeys && st.spec.InsertOrder == Permuted && c.Total%c.Nodes == 0 {
+		perNode := c.Total / c.Nodes
+		return st.spec.RecordCount + int64(c.Index-c.Node*perNode) + int64(perNode)*k
+	}
+	return st.spec.RecordCount + int64(c.Index) + int64(c.Total)*k
 }
 
 // knownRecord maps position j of the records this client knows to exist
@@ -273,7 +282,7 @@ func (st *Stream) inPartition(rec int64) bool {
 		st.spec.encodeRecord(st.probe, rec)
 		return st.part.Contains(st.probe)
 	}
-	return st.spec.partitionOf(st.spec.InsertOrder.number(rec), st.client.Nodes) == st.client.Node
+	return st.spec.partitionOf(st.spec.keyNumber(rec), st.client.Nodes) == st.client.Node
 }
 
 // SetPartition confines a partitioned client to the keys of r from its

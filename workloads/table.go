@@ -118,10 +118,10 @@ var propertyByName = func() map[string]property {
 func insertOrderProp() property {
 	return property{
 		name: prop.InsertOrder,
-		want: "one of hashed, ordered",
+		want: "one of hashed, ordered, permuted",
 		set: func(s *Spec, v string) bool {
 			s.InsertOrder = InsertOrder(v)
-			return s.InsertOrder == Hashed || s.InsertOrder == Ordered
+			return s.InsertOrder == Hashed || s.InsertOrder.dense()
 		},
 		get: func(s *Spec) string {
 			if s.InsertOrder == Hashed {

@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/pingcap/go-ycsb/pkg/prop"
 
 	"github.com/dmbench/dmbench/internal/splitmix"
 )
@@ -300,6 +301,10 @@ func (s *Spec) checkTrace() []*PropertyError {
 	if s.PartitionedKeys {
 		errs = append(errs, &PropertyError{Source: s.Source, Property: PropPartitionedKeys, Value: "true",
 			Want: "false with " + PropTraceFile + ": a trace's requests are split over clients by line, not by key range"})
+	}
+	if s.InsertOrder == Permuted {
+		errs = append(errs, &PropertyError{Source: s.Source, Property: prop.InsertOrder, Value: string(Permuted),
+			Want: "hashed or ordered with " + PropTraceFile + ": a trace names its own keys, so there are no record numbers to permute"})
 	}
 	if s.WarmupReadAll {
 		errs = append(errs, &PropertyError{Source: s.Source, Property: PropWarmupReadAll, Value: "true",
