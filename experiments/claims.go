@@ -141,6 +141,20 @@ type Verdict struct {
 	Paper    string // what the paper states, as a number or relation
 	Measured string
 	Reason   string
+	// Quotient is the measured value over the paper's number (for a range,
+	// over its nearer bound; 1 inside it): how far the run is from the
+	// paper, whatever the tolerance. It is 0 for claims without a number
+	// (greater, less, below, above) and for claims not evaluated.
+	Quotient float64
+}
+
+// Off reports how far the quotient is from 1 as a factor >= 1 (1.25 for
+// both 0.8 and 1.25), and false when the claim has no quotient.
+func (v Verdict) Off() (float64, bool) {
+	if v.Quotient <= 0 || math.IsInf(v.Quotient, 0) || math.IsNaN(v.Quotient) {
+		return 0, false
+	}
+	return max(v.Quotient, 1/v.Quotient), true
 }
 
 // Claim statuses.
@@ -199,6 +213,9 @@ func evaluate(s *Spec, c Claim, runs map[pointKey]Outcome) Verdict {
 	switch c.Expect {
 	case "value", "below", "above":
 		v.Measured = fmt.Sprintf("%.3g", lhs)
+		if c.Expect == "value" {
+			v.Quotient = lhs / c.Value
+		}
 		v.Status = verdict(c.Expect == "value" && within(lhs, c.Value, c.Factor) ||
 			c.Expect == "below" && lhs < c.Value || c.Expect == "above" && lhs > c.Value)
 		return v
@@ -214,17 +231,72 @@ func evaluate(s *Spec, c Claim, runs map[pointKey]Outcome) Verdict {
 	v.Measured = fmt.Sprintf("%.3g / %.3g = %.2fx", lhs, rhs, ratio)
 	switch c.Expect {
 	case "ratio":
+		v.Quotient = ratio / c.Value
 		v.Status = verdict(within(ratio, c.Value, c.Factor))
 	case "range":
+		v.Quotient = 1
+		if ratio < c.Min {
+			v.Quotient = ratio / c.Min
+		} else if ratio > c.Max {
+			v.Quotient = ratio / c.Max
+		}
 		v.Status = verdict(ratio >= c.Min/c.Factor && ratio <= c.Max*c.Factor)
 	case "greater":
 		v.Status = verdict(lhs > rhs)
 	case "less":
 		v.Status = verdict(lhs < rhs)
 	case "similar":
+		v.Quotient = ratio
 		v.Status = verdict(within(ratio, 1, c.Factor))
 	}
 	return v
+}
+
+// Closeness counts, among verdicts with a quotient, how many lie within
+// each of the factors of the paper's number.
+type Closeness struct {
+	Factors []float64
+	Within  []int
+	Of      int // verdicts with a quotient
+}
+
+// closenessFactors are the bands the claims summaries report.
+var closenessFactors = []float64{1.1, 1.25, 1.5}
+
+// Close tallies vs against closenessFactors.
+func Close(vs []Verdict) Closeness {
+	c := Closeness{Factors: closenessFactors, Within: make([]int, len(closenessFactors))}
+	for _, v := range vs {
+		off, ok := v.Off()
+		if !ok {
+			continue
+		}
+		c.Of++
+		for i, f := range c.Factors {
+			if off <= f*(1+1e-9) {
+				c.Within[i]++
+			}
+		}
+	}
+	return c
+}
+
+// String is the summary's second half: "of 12 claims with a number, 3
+// within 1.1x, 5 within 1.25x, 8 within 1.5x of the paper".
+func (c Closeness) String() string {
+	parts := make([]string, len(c.Factors))
+	for i, f := range c.Factors {
+		parts[i] = fmt.Sprintf("%d within %gx", c.Within[i], f)
+	}
+	return fmt.Sprintf("of %d with a number, %s of the paper", c.Of, strings.Join(parts, ", "))
+}
+
+// formatQuotient is the quotient as the claims tables show it.
+func formatQuotient(v Verdict) string {
+	if _, ok := v.Off(); !ok {
+		return ""
+	}
+	return fmt.Sprintf("%.2f", v.Quotient)
 }
 
 func within(x, want, factor float64) bool { return x >= want/factor && x <= want*factor }

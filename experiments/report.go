@@ -263,17 +263,23 @@ func (r *Report) ClaimsMarkdown() string {
 	for _, in := range r.Inputs {
 		fmt.Fprintf(&b, "Needs input: %s.\n\n", in)
 	}
-	b.WriteString("| claim | section | the paper says | expected | measured | result |\n|---|---|---|---|---|---|\n")
+	b.WriteString("| claim | section | the paper says | expected | measured | measured/expected | result |\n|---|---|---|---|---|---|---|\n")
 	for _, v := range r.Verdicts {
 		measured := v.Measured
 		if v.Reason != "" {
 			measured = v.Reason
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", v.Claim.ID, v.Claim.Section, mdEscape(v.Claim.Text), v.Paper, mdEscape(measured), v.Status)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", v.Claim.ID, v.Claim.Section, mdEscape(v.Claim.Text), v.Paper, mdEscape(measured), formatQuotient(v), v.Status)
 	}
-	pass, missed, open := r.Tally()
-	fmt.Fprintf(&b, "\n%d passed, %d missed, %d not evaluated.\n", pass, missed, open)
+	fmt.Fprintf(&b, "\n%s.\n", r.Summary())
 	return b.String()
+}
+
+// Summary is the claims tally in one line: passed, missed, not evaluated,
+// and how close the claims with a number came to the paper.
+func (r *Report) Summary() string {
+	pass, missed, open := r.Tally()
+	return fmt.Sprintf("%d passed, %d missed, %d not evaluated; %s", pass, missed, open, Close(r.Verdicts))
 }
 
 // Tally counts the verdicts: passed, missed, and not evaluated (missing
@@ -297,9 +303,9 @@ func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 func (r *Report) writeClaimsCSV(path string) error {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
-	w.Write([]string{"figure", "scale", "claim", "section", "text", "expected", "measured", "result", "reason"})
+	w.Write([]string{"figure", "scale", "claim", "section", "text", "expected", "measured", "measured_over_expected", "result", "reason"})
 	for _, v := range r.Verdicts {
-		w.Write([]string{r.Spec.ID, r.Scale, v.Claim.ID, v.Claim.Section, v.Claim.Text, v.Paper, v.Measured, v.Status, v.Reason})
+		w.Write([]string{r.Spec.ID, r.Scale, v.Claim.ID, v.Claim.Section, v.Claim.Text, v.Paper, v.Measured, formatQuotient(v), v.Status, v.Reason})
 	}
 	w.Flush()
 	if err := w.Error(); err != nil {

@@ -248,10 +248,17 @@ func printWalls(w io.Writer, walls []figureWall) {
 	tw.Flush()
 }
 
+// formatQuotient is a claim's measured/expected, or nothing.
+func formatQuotient(v experiments.Verdict) string {
+	if _, ok := v.Off(); !ok {
+		return ""
+	}
+	return fmt.Sprintf("%.2fx of the paper", v.Quotient)
+}
+
 // printReport prints a figure's claims and where its files went.
 func printReport(w io.Writer, r *experiments.Report) {
-	pass, missed, open := r.Tally()
-	fmt.Fprintf(w, "\n%s (%s, scale %s): %d claims passed, %d missed, %d not evaluated\n", r.Spec.ID, r.Spec.Figure, r.Scale, pass, missed, open)
+	fmt.Fprintf(w, "\n%s (%s, scale %s): %s\n", r.Spec.ID, r.Spec.Figure, r.Scale, r.Summary())
 	if len(r.Missing) > 0 {
 		fmt.Fprintf(w, "  missing series (index not implemented yet): %s\n", strings.Join(r.Missing, ", "))
 	}
@@ -264,7 +271,7 @@ func printReport(w io.Writer, r *experiments.Report) {
 		if v.Reason != "" {
 			m = v.Reason
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", v.Status, v.Claim.ID, v.Paper, m)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", v.Status, v.Claim.ID, v.Paper, m, formatQuotient(v))
 	}
 	tw.Flush()
 	for _, f := range r.Files {
