@@ -413,6 +413,27 @@ func TestPermutedPartitionedInsertsStayInTheSpace(t *testing.T) {
 	}
 }
 
+// A client that draws far more inserts than the space was sized for runs
+// out of free keys in its range: it upserts keys of its partition rather
+// than searching forever for a free one.
+func TestPermutedPartitionedInsertsOutliveTheSpace(t *testing.T) {
+	s := specWith(t, Properties{"recordcount": "2000", "insertorder": "permuted", "partitionedkeys": "true",
+		"readproportion": "0.5", "insertproportion": "0.5", "operationcount": "400"})
+	parts, err := s.Partitions(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := s.Stream(Client{Node: 0, Nodes: 2, Index: 0, Total: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 20 * s.permutedSpace() {
+		if op := st.Next(); !parts[0].Contains(op.Key) {
+			t.Fatalf("%s of key %x outside partition 0", op.Type, op.Key)
+		}
+	}
+}
+
 func TestInsertOrderProperty(t *testing.T) {
 	if s := specWith(t, nil); s.InsertOrder != Hashed {
 		t.Errorf("default insert order %q, want hashed", s.InsertOrder)
