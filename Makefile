@@ -15,7 +15,7 @@ OUT     ?= results
 DMBENCH := bin/dmbench
 FIG6    := dex/fig6 rftree/fig6 dolphin/fig6
 
-.PHONY: all build test vet fmt-check unit race cc reproduce-fig6 reproduce reproduce-all clean $(DMBENCH)
+.PHONY: all build test vet fmt-check unit race cc reproduce-fig6 reproduce reproduce-all reference clean $(DMBENCH)
 
 all: build
 
@@ -54,6 +54,11 @@ reproduce-fig6: $(DMBENCH)
 reproduce: $(DMBENCH)
 	@test -n "$(FIG)" || { echo "make reproduce: set FIG, e.g. FIG=dmtree/fig11 (dmbench list figures)" >&2; exit 2; }
 	$(DMBENCH) reproduce --scale $(SCALE) --jobs $(JOBS) --out $(OUT) $(FIG)
+
+# Rewrite the golden reference results (results/reference) after a change
+# of the model or of an index; commit them with the claims they move.
+reference:
+	DMBENCH_UPDATE_REFERENCE=1 $(GO) test -count=1 -run TestReferenceResults ./experiments
 
 reproduce-all: $(DMBENCH)
 	$(DMBENCH) reproduce --scale $(SCALE) --jobs $(JOBS) --out $(OUT) all
