@@ -155,6 +155,11 @@ func (x *Index) Info() indexes.Info {
 
 // NewClient makes a client for one coroutine.
 func (x *Index) NewClient(ep transport.Endpoint) indexes.Client {
+	return indexes.Checked("blink", x.l.keySize, x.l.valSize, x.newClient(ep))
+}
+
+// newClient is NewClient's core, which the tests drive directly.
+func (x *Index) newClient(ep transport.Endpoint) *client {
 	c := &client{x: x, ep: ep, alloc: x.setup}
 	if i := int(ep.Node()) - int(x.firstCN); i >= 0 && i < len(x.allocs) {
 		c.alloc = x.allocs[i]

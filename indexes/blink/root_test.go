@@ -34,10 +34,10 @@ func TestSplitWaitsForNewRoot(t *testing.T) {
 	// The root's splitter: fills the root leaf R, splits it, and only
 	// publishes the new root a while later.
 	f.Go(cn, 0, func(ep transport.Endpoint) {
-		c := x.NewClient(ep).(*client)
-		insert(c, 0, 10, 20, 30, 40)
+		c := x.newClient(ep)
+		insert(indexes.Checked("blink", x.l.keySize, x.l.valSize, c), 0, 10, 20, 30, 40)
 		k := key(45)
-		c.begin("insert", k)
+		c.Begin(indexes.OpInsert, k)
 		a, err := c.descend(k, 0)
 		if err == nil {
 			a, err = c.lock(a, rear(c.buf), k)
@@ -75,7 +75,7 @@ func TestSplitWaitsForNewRoot(t *testing.T) {
 		t.Errorf("the split of B issued %d READs: it did not wait for the new root", waited)
 	}
 	f.Go(cn, 0, func(ep transport.Endpoint) {
-		c := x.NewClient(ep).(*client)
+		c := x.newClient(ep)
 		a, lvl, err := c.readRoot()
 		if err != nil || lvl != 1 || a == root {
 			t.Errorf("root %v at level %d (%v), want a new level-1 root over %v", a, lvl, err, root)
@@ -85,7 +85,7 @@ func TestSplitWaitsForNewRoot(t *testing.T) {
 			t.Errorf("the root holds %d keys (%v), want 2: both separators", count(c.buf), err)
 		}
 		for _, k := range []uint64{0, 10, 20, 30, 40, 45, 46, 47, 48} {
-			if v, ok, err := c.Search(key(k)); err != nil || !ok || !bytes.Equal(v, key(k)) {
+			if v, ok, err := indexes.Checked("blink", x.l.keySize, x.l.valSize, c).Search(key(k)); err != nil || !ok || !bytes.Equal(v, key(k)) {
 				t.Errorf("search %d = %x, %v, %v", k, v, ok, err)
 			}
 		}

@@ -8,12 +8,13 @@ import (
 	"github.com/dmbench/dmbench/transport"
 )
 
-type storeMode uint8
+// storeMode is what a store does with its key.
+type storeMode = indexes.WriteKind
 
 const (
-	modeInsert storeMode = iota
-	modeUpdate
-	modeDelete
+	modeInsert = indexes.WriteInsert
+	modeUpdate = indexes.WriteUpdate
+	modeDelete = indexes.WriteDelete
 )
 
 // store inserts, updates or deletes key in its leaf: the traversal, the

@@ -1,8 +1,6 @@
 package marlin
 
 import (
-	"errors"
-	"fmt"
 
 	"github.com/dmbench/dmbench/indexes"
 	"github.com/dmbench/dmbench/transport"
@@ -91,75 +89,25 @@ func (c *client) backoff() {
 	c.ep.Backoff(pollNs)
 }
 
-// begin checks an operation's key and starts it.
-func (c *client) begin(op string, key []byte) error {
-	if len(key) != c.x.l.keySize {
-		return fmt.Errorf("marlin: %s: key of %d bytes, want %d", op, len(key), c.x.l.keySize)
-	}
+// Begin starts an operation: it clears the path.
+func (c *client) Begin(string, []byte) error {
 	clear(c.path[:])
 	return nil
 }
 
-// end charges the operation's remaining local work and wraps its error.
-func (c *client) end(op string, key []byte, err error) error {
+// End charges the operation's remaining local work.
+func (c *client) End(err error) error {
 	c.flush()
-	if err != nil && !errors.Is(err, indexes.ErrNotFound) {
-		return fmt.Errorf("marlin: %s %x: %w", op, key, err)
-	}
 	return err
 }
 
-func (c *client) checkValue(op string, val []byte) error {
-	if len(val) != c.x.l.valSize {
-		return fmt.Errorf("marlin: %s: value of %d bytes, want %d", op, len(val), c.x.l.valSize)
-	}
-	return nil
-}
+// Get looks key up: the leaf's READ, then the item's, with a warm cache.
+func (c *client) Get(key []byte) ([]byte, bool, error) { return c.search(key) }
 
-// Search looks key up: the leaf's READ, then the item's, with a warm
-// cache.
-func (c *client) Search(key []byte) ([]byte, bool, error) {
-	if err := c.begin("search", key); err != nil {
-		return nil, false, err
-	}
-	val, found, err := c.search(key)
-	return val, found, c.end("search", key, err)
-}
+// Put inserts, updates or deletes key.
+func (c *client) Put(key, val []byte, kind indexes.WriteKind) error { return c.store(key, val, kind) }
 
-// Insert adds key, or replaces its value when present.
-func (c *client) Insert(key, val []byte) error {
-	if err := c.begin("insert", key); err != nil {
-		return err
-	}
-	if err := c.checkValue("insert", val); err != nil {
-		return err
-	}
-	return c.end("insert", key, c.store(key, val, modeInsert))
-}
-
-// Update replaces the value of key.
-func (c *client) Update(key, val []byte) error {
-	if err := c.begin("update", key); err != nil {
-		return err
-	}
-	if err := c.checkValue("update", val); err != nil {
-		return err
-	}
-	return c.end("update", key, c.store(key, val, modeUpdate))
-}
-
-// Delete removes key.
-func (c *client) Delete(key []byte) error {
-	if err := c.begin("delete", key); err != nil {
-		return err
-	}
-	return c.end("delete", key, c.store(key, nil, modeDelete))
-}
-
-// Scan calls fn on up to n entries from start on, in key order.
-func (c *client) Scan(start []byte, n int, fn func(key, val []byte) bool) error {
-	if err := c.begin("scan", start); err != nil {
-		return err
-	}
-	return c.end("scan", start, c.scan(start, n, fn))
+// Range calls fn on up to n entries from start on, in key order.
+func (c *client) Range(start []byte, n int, fn func(key, val []byte) bool) error {
+	return c.scan(start, n, fn)
 }

@@ -81,12 +81,12 @@ func (c *client) findKey(img, key []byte) int {
 	return -1
 }
 
-type storeMode uint8
+type storeMode = indexes.WriteKind
 
 const (
-	modeInsert storeMode = iota
-	modeUpdate
-	modeDelete
+	modeInsert = indexes.WriteInsert
+	modeUpdate = indexes.WriteUpdate
+	modeDelete = indexes.WriteDelete
 )
 
 // store inserts, updates or deletes key in its leaf under a shared

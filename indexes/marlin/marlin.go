@@ -142,6 +142,11 @@ func (x *Index) Info() indexes.Info {
 
 // NewClient makes a client for one coroutine.
 func (x *Index) NewClient(ep transport.Endpoint) indexes.Client {
+	return indexes.Checked("marlin", x.l.keySize, x.l.valSize, x.newClient(ep))
+}
+
+// newClient is NewClient's core.
+func (x *Index) newClient(ep transport.Endpoint) *client {
 	size := max(x.l.leafBytes, x.l.innerBytes)
 	return &client{
 		x: x, ep: ep, tag: threadTag(ep),

@@ -116,12 +116,12 @@ func (c *client) search(key []byte) ([]byte, bool, error) {
 	return bytes.Clone(l.leafVal(img, i)), true, nil
 }
 
-type storeMode uint8
+type storeMode = indexes.WriteKind
 
 const (
-	modeInsert storeMode = iota
-	modeUpdate
-	modeDelete
+	modeInsert = indexes.WriteInsert
+	modeUpdate = indexes.WriteUpdate
+	modeDelete = indexes.WriteDelete
 )
 
 // store inserts, updates or deletes key (section 3.3.4): READ the data

@@ -37,6 +37,6 @@ func loadSeq(n, step uint64) iter.Seq2[[]byte, []byte] {
 
 // refreshNow rebuilds the SLC of c's compute node.
 func refreshNow(c indexes.Client) error {
-	cl := c.(*client)
+	cl := indexes.CoreOf(c).(*client)
 	return cl.refresh(cl.cn.slc.Load(), true)
 }

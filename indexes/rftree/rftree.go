@@ -233,6 +233,11 @@ func (x *Index) Info() indexes.Info {
 
 // NewClient makes a client for one coroutine.
 func (x *Index) NewClient(ep transport.Endpoint) indexes.Client {
+	return indexes.Checked("rftree", x.l.keySize, x.l.valSize, x.newClient(ep))
+}
+
+// newClient is NewClient's core, which the tests drive directly.
+func (x *Index) newClient(ep transport.Endpoint) *client {
 	n := x.l.nodeBytes
 	return &client{
 		x: x, ep: ep, cn: x.cn(ep.Node()), tag: threadTag(ep),

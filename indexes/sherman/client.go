@@ -1,7 +1,6 @@
 package sherman
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/dmbench/dmbench/indexes"
@@ -101,13 +100,11 @@ func (c *client) classOf(r keyRange) class { return c.x.parts.classOf(r, c.ep.No
 
 func (c *client) resetPath() { clear(c.path[:]) }
 
-// begin checks an operation's key and starts it.
-func (c *client) begin(op string, key []byte) error {
-	x := c.x
-	if len(key) != x.l.keySize {
-		return fmt.Errorf("sherman: %s: key of %d bytes, want %d", op, len(key), x.l.keySize)
-	}
-	if x.parts != nil {
+// Begin starts an operation: a partitioned index (P-Sherman) refuses a
+// key of another compute node's partition, except to a scan, which may
+// start anywhere.
+func (c *client) Begin(op string, key []byte) error {
+	if x := c.x; x.parts != nil && op != indexes.OpScan {
 		if o := x.parts.owner(key); o != c.ep.Node() {
 			return fmt.Errorf("sherman: %s: partitioned: key %x lies in compute node %d's partition, not in this node's (%d)", op, key, o, c.ep.Node())
 		}
@@ -116,66 +113,19 @@ func (c *client) begin(op string, key []byte) error {
 	return nil
 }
 
-// end charges the operation's remaining local work and wraps its error.
-func (c *client) end(op string, key []byte, err error) error {
+// End charges the operation's remaining local work.
+func (c *client) End(err error) error {
 	c.flush()
-	if err != nil && !errors.Is(err, indexes.ErrNotFound) {
-		return fmt.Errorf("sherman: %s %x: %w", op, key, err)
-	}
 	return err
 }
 
-func (c *client) checkValue(op string, val []byte) error {
-	if len(val) != c.x.l.valSize {
-		return fmt.Errorf("sherman: %s: value of %d bytes, want %d", op, len(val), c.x.l.valSize)
-	}
-	return nil
-}
+// Get looks key up: one READ of its leaf with a warm cache.
+func (c *client) Get(key []byte) ([]byte, bool, error) { return c.search(key) }
 
-// Search looks key up: one READ of its leaf with a warm cache.
-func (c *client) Search(key []byte) ([]byte, bool, error) {
-	if err := c.begin("search", key); err != nil {
-		return nil, false, err
-	}
-	val, found, err := c.search(key)
-	return val, found, c.end("search", key, err)
-}
+// Put inserts, updates or deletes key.
+func (c *client) Put(key, val []byte, kind indexes.WriteKind) error { return c.store(key, val, kind) }
 
-// Insert adds key, or replaces its value when present.
-func (c *client) Insert(key, val []byte) error {
-	if err := c.begin("insert", key); err != nil {
-		return err
-	}
-	if err := c.checkValue("insert", val); err != nil {
-		return err
-	}
-	return c.end("insert", key, c.store(key, val, modeInsert))
-}
-
-// Update replaces the value of key.
-func (c *client) Update(key, val []byte) error {
-	if err := c.begin("update", key); err != nil {
-		return err
-	}
-	if err := c.checkValue("update", val); err != nil {
-		return err
-	}
-	return c.end("update", key, c.store(key, val, modeUpdate))
-}
-
-// Delete removes key.
-func (c *client) Delete(key []byte) error {
-	if err := c.begin("delete", key); err != nil {
-		return err
-	}
-	return c.end("delete", key, c.store(key, nil, modeDelete))
-}
-
-// Scan calls fn on up to n entries from start on, in key order.
-func (c *client) Scan(start []byte, n int, fn func(key, val []byte) bool) error {
-	if len(start) != c.x.l.keySize {
-		return fmt.Errorf("sherman: scan: key of %d bytes, want %d", len(start), c.x.l.keySize)
-	}
-	c.resetPath()
-	return c.end("scan", start, c.scan(start, n, fn))
+// Range calls fn on up to n entries from start on, in key order.
+func (c *client) Range(start []byte, n int, fn func(key, val []byte) bool) error {
+	return c.scan(start, n, fn)
 }

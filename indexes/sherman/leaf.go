@@ -79,12 +79,12 @@ func (c *client) dropParent(loc *location) {
 	}
 }
 
-type storeMode uint8
+type storeMode = indexes.WriteKind
 
 const (
-	modeInsert storeMode = iota
-	modeUpdate
-	modeDelete
+	modeInsert = indexes.WriteInsert
+	modeUpdate = indexes.WriteUpdate
+	modeDelete = indexes.WriteDelete
 )
 
 // store inserts, updates or deletes key in its leaf: lock, READ the leaf,

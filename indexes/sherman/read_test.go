@@ -44,7 +44,7 @@ func TestTornImages(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.variant+"/"+tc.tamper, func(t *testing.T) {
 			x := build(t, f, map[string]string{"consistency": tc.variant}, 0, nil)
-			c := x.NewClient(f.Setup(1)).(*client)
+			c := x.newClient(f.Setup(1))
 			l := &x.l
 			img := make([]byte, l.leafBytes)
 			l.initNode(img, 0, key(0), nil, 0)

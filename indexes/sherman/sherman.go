@@ -239,6 +239,11 @@ func (x *Index) effectiveParams() indexes.Params {
 
 // NewClient makes a client for one coroutine.
 func (x *Index) NewClient(ep transport.Endpoint) indexes.Client {
+	return indexes.Checked("sherman", x.l.keySize, x.l.valSize, x.newClient(ep))
+}
+
+// newClient is NewClient's core, which the tests drive directly.
+func (x *Index) newClient(ep transport.Endpoint) *client {
 	size := max(x.l.leafBytes, x.l.innerBytes)
 	return &client{
 		x: x, ep: ep, tag: threadTag(ep),
