@@ -1,7 +1,6 @@
 package marlin
 
 import (
-
 	"github.com/dmbench/dmbench/indexes"
 	"github.com/dmbench/dmbench/transport"
 )
