@@ -47,8 +47,9 @@ func ReadResult(path string) (*Result, error) {
 	return &r, nil
 }
 
-// csvOps are the operation types given latency columns in the CSV.
-var csvOps = []string{"READ", "UPDATE", "INSERT", "SCAN", "READ_MODIFY_WRITE"}
+// csvOps are the operation types given latency columns in the CSV; DELETE
+// comes only from trace replays.
+var csvOps = []string{"READ", "UPDATE", "INSERT", "SCAN", "READ_MODIFY_WRITE", "DELETE"}
 
 // CSVHeader names the columns of CSVRow.
 func CSVHeader() []string {

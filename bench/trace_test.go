@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -44,6 +45,10 @@ func TestRunReplaysATrace(t *testing.T) {
 		if _, ok := a.Latency[op]; !ok {
 			t.Errorf("no %s in the result: %v", op, a.Latency)
 		}
+	}
+	row := a.CSVRow()
+	if i := slices.Index(CSVHeader(), "delete_p50_ns"); i < 0 || row[i] == "" {
+		t.Errorf("the CSV has no DELETE latency: column %d of %v", i, row)
 	}
 	b, err := Run(c)
 	if err != nil {
