@@ -25,7 +25,7 @@ build: $(DMBENCH)
 $(DMBENCH):
 	$(GO) build -o $(DMBENCH) ./cmd/dmbench
 
-test: vet fmt-check unit race
+test: vet fmt-check unit race verbs-check
 
 vet:
 	$(GO) vet $(PKGS)
@@ -46,6 +46,18 @@ cc:
 		echo "installing gcc for the race detector"; \
 		if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq gcc; \
 		else sudo apt-get update -qq && sudo apt-get install -y -qq gcc; fi; }
+
+# The ibverbs fabric (build tag rdma) is compiled and vetted against
+# libibverbs-dev, installed here when missing; no RDMA device is needed,
+# as none runs here.
+verbs-check: cc
+	@if [ "$$(uname -s)" != Linux ]; then echo "verbs-check: libibverbs is Linux-only; skipped"; exit 0; fi; \
+	test -f /usr/include/infiniband/verbs.h || { \
+		echo "installing libibverbs-dev for the rdma build tag"; \
+		if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq libibverbs-dev; \
+		else sudo apt-get update -qq && sudo apt-get install -y -qq libibverbs-dev; fi; } && \
+	CGO_ENABLED=1 $(GO) build -tags rdma ./transport/verbs/ && \
+	CGO_ENABLED=1 $(GO) vet -tags rdma ./transport/verbs/
 
 # Every experiment labelled Figure 6 in the papers: DEX, RF-tree, Dolphin.
 reproduce-fig6: $(DMBENCH)

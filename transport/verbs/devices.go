@@ -1,9 +1,3 @@
-// Package verbs is where dmbench meets real RDMA NICs. Today it discovers
-// a host's RDMA devices (with Mellanox/rdmamap, from sysfs), so that
-// `dmbench list fabrics` tells a researcher what the host has; the ibverbs
-// fabric itself (a thin cgo layer over libibverbs behind the rdma build
-// tag, with RC QPs, registered regions and batched posting) is still to be
-// written.
 package verbs
 
 import (
