@@ -15,7 +15,7 @@ OUT     ?= results
 DMBENCH := bin/dmbench
 FIG6    := dex/fig6 rftree/fig6 dolphin/fig6
 
-.PHONY: all build test vet fmt-check unit race cc reproduce-fig6 reproduce reproduce-all reference clean $(DMBENCH)
+.PHONY: all build test vet fmt-check unit race cc verbs-check reproduce-fig6 reproduce reproduce-all reference clean $(DMBENCH)
 
 all: build
 

@@ -8,15 +8,16 @@ import (
 	"github.com/dmbench/dmbench/indexes"
 	"github.com/dmbench/dmbench/transport"
 	"github.com/dmbench/dmbench/transport/sim"
+	"github.com/dmbench/dmbench/transport/verbs"
 	"github.com/dmbench/dmbench/workloads"
 )
 
 // Fabrics the runner can build.
-var Fabrics = []string{"sim", "local", "tcp"}
+var Fabrics = []string{"sim", "local", "tcp", "verbs"}
 
 // Config is one run: cluster shape, hardware, index, workload.
 type Config struct {
-	Fabric       string // "sim", "local" or "tcp"
+	Fabric       string // "sim", "local", "tcp" or "verbs"
 	Profile      string // sim hardware profile
 	ComputeNodes int
 	MemoryNodes  int
@@ -46,10 +47,13 @@ type Config struct {
 	// Repartition, when set, scales out mid-run (DEX Figure 10).
 	Repartition *Repartition
 	// MemNodes are the addresses of running memory-node servers (dmbench
-	// memnode) for the tcp fabric, and ClusterKey the key they were
-	// started with; without them tcp serves its memory nodes in-process.
+	// memnode) for the tcp and verbs fabrics, and ClusterKey the key they
+	// were started with; without them tcp serves its memory nodes
+	// in-process (verbs needs them).
 	MemNodes   []string
 	ClusterKey []byte
+	// Verbs chooses the RDMA device of the verbs fabric.
+	Verbs verbs.HCAOptions
 }
 
 // Repartition is a scale-out in the measured phase (DEX section 4,
@@ -89,8 +93,11 @@ func (c *Config) Validate() error {
 			errs = append(errs, err)
 		}
 	}
-	if len(c.MemNodes) > 0 && c.Fabric != "tcp" {
-		bad("memory-node addresses %v need the tcp fabric, not %s", c.MemNodes, c.Fabric)
+	if len(c.MemNodes) > 0 && c.Fabric != "tcp" && c.Fabric != "verbs" {
+		bad("memory-node addresses %v need the tcp or verbs fabric, not %s", c.MemNodes, c.Fabric)
+	}
+	if c.Fabric == "verbs" && len(c.MemNodes) == 0 {
+		bad("the verbs fabric needs memory-node addresses: memory nodes started with dmbench memnode --verbs")
 	}
 	for _, f := range []struct {
 		name string

@@ -148,6 +148,10 @@ func (r *runner) result(rec *recorder, wall time.Duration, before indexes.Info) 
 	if c.Fabric == "sim" {
 		res.Profile = c.Profile
 	}
+	// A real device's fabric names it and how masked CAS runs on it.
+	if p, ok := r.f.(interface{ Profile() string }); ok {
+		res.Profile = p.Profile()
+	}
 	if s, ok := r.f.(interface {
 		EventHash() uint64
 		Events() uint64

@@ -13,6 +13,7 @@ import (
 	"github.com/dmbench/dmbench/transport/local"
 	"github.com/dmbench/dmbench/transport/sim"
 	"github.com/dmbench/dmbench/transport/tcp"
+	"github.com/dmbench/dmbench/transport/verbs"
 	"github.com/dmbench/dmbench/workloads"
 )
 
@@ -35,6 +36,8 @@ func Build(c *Config) (transport.Fabric, indexes.Index, error) {
 		f, err = local.New(tc)
 	case "tcp":
 		f, err = tcp.New(tc, tcp.Options{MemNodes: c.MemNodes, Key: c.ClusterKey})
+	case "verbs":
+		f, err = verbs.New(tc, verbs.Options{HCA: c.Verbs, TCP: tcp.Options{MemNodes: c.MemNodes, Key: c.ClusterKey}})
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("build %s fabric: %w", c.Fabric, err)

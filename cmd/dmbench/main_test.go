@@ -13,6 +13,10 @@ import (
 func TestBadInput(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "r.json")
+	keyFile := filepath.Join(dir, "key")
+	if err := os.WriteFile(keyFile, []byte("secret"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	base := []string{"dmbench", "run", "--index", "ideal", "--workload", "dmtree-ycsb-a", "--records", "1000", "--ops", "1000", "--json", out}
 	cases := []struct {
 		name string
@@ -37,6 +41,7 @@ func TestBadInput(t *testing.T) {
 		{"bad scale", []string{"dmbench", "reproduce", "--scale", "huge", "dex/fig6"}, 1, `--scale "huge" is not one of small, default, large`},
 		{"missing spec file", []string{"dmbench", "sweep", "--spec", filepath.Join(dir, "none.yaml")}, 1, "none.yaml"},
 		{"list what", []string{"dmbench", "list", "figures2"}, 1, `cannot list "figures2": choose from indexes, workloads, profiles, fabrics, figures`},
+		{"memnode without rdma", []string{"dmbench", "memnode", "--listen", "127.0.0.1:0", "--bytes", "1MiB", "--key", keyFile, "--verbs"}, 1, "--verbs: verbs: this dmbench was built without RDMA support"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/dmbench/dmbench/transport/tcp"
+	"github.com/dmbench/dmbench/transport/verbs"
 )
 
 func memnodeCommand() *cli.Command {
@@ -19,13 +20,13 @@ func memnodeCommand() *cli.Command {
 		Description: "The server executes the one-sided verbs its clients send (an emulation of RDMA, not RDMA) " +
 			"and runs the chunk allocator on its cores. The first run to connect lays out its regions and " +
 			"tells it its node id; runs point at it with dmbench run --fabric tcp --memnodes ADDR,... --key FILE.",
-		UsageText: "dmbench memnode --listen ADDR --bytes N --cores C --key FILE",
-		Flags: []cli.Flag{
+		UsageText: "dmbench memnode --listen ADDR --bytes N --cores C --key FILE [--verbs [--verbs-device DEV]]",
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:7400", Usage: "`ADDR` (host:port) to listen on"},
 			&cli.StringFlag{Name: "bytes", Usage: "memory the node may hold in all its regions: bytes, or KiB/MiB/GiB or KB/MB/GB", Required: true},
 			&cli.IntFlag{Name: "cores", Value: 1, Usage: "RPC handlers that run at once (the memory node's cores)"},
 			&cli.StringFlag{Name: "key", Usage: "`FILE` holding the cluster key; clients must prove they hold the same", Required: true},
-		},
+		}, verbsFlags...),
 		Action: func(ctx *cli.Context) error {
 			capacity, err := size("--bytes", ctx.String("bytes"))
 			if err != nil {
@@ -35,10 +36,22 @@ func memnodeCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			srv, err := tcp.NewServer(tcp.ServerConfig{Key: key, Capacity: capacity, Cores: ctx.Int("cores"),
-				Logf: func(format string, args ...any) { fmt.Fprintf(os.Stderr, "dmbench memnode: "+format+"\n", args...) }})
+			cfg := tcp.ServerConfig{Key: key, Capacity: capacity, Cores: ctx.Int("cores"),
+				Logf: func(format string, args ...any) { fmt.Fprintf(os.Stderr, "dmbench memnode: "+format+"\n", args...) }}
+			var rdma *verbsServer
+			if ctx.Bool("verbs") {
+				if rdma, err = newVerbsServer(ctx); err != nil {
+					return err
+				}
+				defer rdma.Close()
+				cfg.OnMemory = rdma.onMemory
+			}
+			srv, err := tcp.NewServer(cfg)
 			if err != nil {
 				return err
+			}
+			if rdma != nil {
+				srv.Handle(verbs.MethodConnect, rdma.handler)
 			}
 			addr, err := srv.Listen(ctx.String("listen"))
 			if err != nil {

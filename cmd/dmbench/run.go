@@ -21,15 +21,15 @@ func runCommand() *cli.Command {
 		Name:      "run",
 		Usage:     "run one configuration and print its result",
 		UsageText: "dmbench run --index NAME [-P FILE | --workload NAME] [-p key=value ...] [options]",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "index", Usage: "index to run (see dmbench list indexes)", Required: true},
 			&cli.StringSliceFlag{Name: "param", Usage: "index parameter `key=value` (repeatable)"},
 			&cli.StringFlag{Name: "P", Usage: "workload property `FILE` (go-ycsb format)"},
 			&cli.StringFlag{Name: "workload", Usage: "built-in workload `NAME` (see dmbench list workloads)"},
 			&cli.StringSliceFlag{Name: "p", Usage: "workload property `key=value` (repeatable, overrides -P)"},
-			&cli.StringFlag{Name: "fabric", Value: d.Fabric, Usage: "sim, local or tcp"},
-			&cli.StringFlag{Name: "memnodes", Usage: "tcp: running memory-node servers (dmbench memnode) as `host:port,...`, one per memory node (default: in this process on loopback)"},
-			&cli.StringFlag{Name: "key", Usage: "tcp: cluster key `FILE` the --memnodes servers were started with"},
+			&cli.StringFlag{Name: "fabric", Value: d.Fabric, Usage: "sim, local, tcp or verbs"},
+			&cli.StringFlag{Name: "memnodes", Usage: "tcp, verbs: running memory-node servers (dmbench memnode, with --verbs for verbs) as `host:port,...`, one per memory node (tcp's default: in this process on loopback)"},
+			&cli.StringFlag{Name: "key", Usage: "tcp, verbs: cluster key `FILE` the --memnodes servers were started with"},
 			&cli.StringFlag{Name: "profile", Value: d.Profile, Usage: "sim hardware profile: " + strings.Join(sim.ProfileNames(), ", ")},
 			&cli.IntFlag{Name: "compute-nodes", Value: d.ComputeNodes},
 			&cli.IntFlag{Name: "threads", Value: d.Threads, Usage: "client threads per compute node"},
@@ -51,7 +51,7 @@ func runCommand() *cli.Command {
 			&cli.StringFlag{Name: "json", Usage: "write the complete result to `FILE`"},
 			&cli.StringFlag{Name: "csv", Usage: "write the result as a one-row CSV to `FILE`"},
 			&cli.StringFlag{Name: "cpuprofile", Usage: "write a Go CPU profile of the run to `FILE` (where the simulator spends wall time)"},
-		},
+		}, deviceFlags...),
 		Action: func(ctx *cli.Context) error {
 			c, err := configFromFlags(ctx)
 			if err != nil {
@@ -136,6 +136,11 @@ func configFromFlags(ctx *cli.Context) (bench.Config, error) {
 		}
 		if !ctx.IsSet("memory-nodes") {
 			c.MemoryNodes = len(c.MemNodes)
+		}
+	}
+	if c.Fabric == "verbs" {
+		if c.Verbs, err = hcaOptions(ctx); err != nil {
+			return c, err
 		}
 	}
 	c.Seed = ctx.Uint64("seed")

@@ -13,7 +13,7 @@ import (
 // fuzzNode is the memory decoded batches run against: node 0 with a main
 // and a device region, the layout a memory node has.
 var fuzzNode = sync.OnceValues(func() (*nodeMem, error) {
-	return newNodeMem(0, transport.ModePaper, 1<<16, 1<<12, 0, true)
+	return newNodeMem(0, transport.ModePaper, 1<<16, 1<<12, 0, true, nil)
 })
 
 // replyTemplate is the batch a fuzzed batch reply answers.

@@ -23,6 +23,9 @@ type nodeMem struct {
 	// chunks serves transport.MethodAllocChunk from the main region of a
 	// memory node; nil on compute nodes.
 	chunks transport.Handler
+	// onChange, when set, sees every new view before it is published
+	// (ServerConfig.OnMemory).
+	onChange func(Memory) error
 
 	mu        sync.Mutex // guards adding regions and the fields below
 	regionIDs uint64
@@ -40,8 +43,8 @@ type memView struct {
 }
 
 // newNodeMem lays out main (and device, when device > 0) regions of node.
-func newNodeMem(node transport.NodeID, mode transport.Mode, main, device, capacity uint64, chunks bool) (*nodeMem, error) {
-	g := &nodeMem{node: node, mode: mode, capacity: capacity, refs: 1}
+func newNodeMem(node transport.NodeID, mode transport.Mode, main, device, capacity uint64, chunks bool, onChange func(Memory) error) (*nodeMem, error) {
+	g := &nodeMem{node: node, mode: mode, capacity: capacity, refs: 1, onChange: onChange}
 	g.mem = wordmem.NewMemory(mode)
 	g.view.Store(&memView{layout: transport.Layout{Node: node}})
 	if main > 0 {
@@ -84,12 +87,23 @@ func (g *nodeMem) addRegion(name string, size uint64, device bool) (transport.Re
 	if err != nil {
 		return transport.Region{}, fmt.Errorf("tcp: node %d: %w", g.node, err)
 	}
+	next.regions = append(append([]*wordmem.Region(nil), old.regions...), m)
+	if g.onChange != nil {
+		if err := g.onChange(next); err != nil {
+			return transport.Region{}, errors.Join(fmt.Errorf("tcp: node %d: region %q: %w", g.node, name, err), m.Release())
+		}
+	}
 	g.regionIDs++
 	g.used += size
-	next.regions = append(append([]*wordmem.Region(nil), old.regions...), m)
 	g.view.Store(next)
 	return rg, nil
 }
+
+// Layout is the view's layout (Memory).
+func (v *memView) Layout() transport.Layout { return v.layout }
+
+// RegionBytes is the memory behind the view's i-th region (Memory).
+func (v *memView) RegionBytes(i int) []byte { return v.regions[i].Bytes() }
 
 // resolve finds the memory behind [a, a+n) for verb v, or the
 // *transport.AddrError that says why there is none.

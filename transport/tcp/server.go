@@ -33,6 +33,20 @@ type ServerConfig struct {
 	NewCore func(s *Server, core int) transport.Endpoint
 	// Logf, when set, reports connections refused or cut.
 	Logf func(format string, args ...any)
+	// OnMemory, when set, is called with the node's memory each time it is
+	// laid out anew or gains a region, before anyone learns of it: a
+	// device that serves the memory itself (the verbs fabric's RDMA NIC)
+	// registers it there. Its error fails the layout or the region.
+	OnMemory func(Memory) error
+}
+
+// Memory is a node's memory as a server holds it at one moment: its
+// layout and the bytes behind each region, which stay where they are
+// until the server replaces the layout or the node's memory is released.
+type Memory interface {
+	Layout() transport.Layout
+	// RegionBytes is the memory of the i-th region of Layout.
+	RegionBytes(i int) []byte
 }
 
 // Server serves one node's regions and RPC handlers over TCP: it executes
@@ -104,7 +118,7 @@ func (s *Server) configureLocked(h *hello, memoryNode bool) (*nodeMem, error) {
 		return nil, fmt.Errorf("tcp: node %d asked for %s; the server holds %s: restart it or ask for fresh memory",
 			h.node, shape(h.node, h.mode, h.main, h.device), describe(old))
 	}
-	g, err := newNodeMem(h.node, h.mode, h.main, h.device, s.cfg.Capacity, memoryNode)
+	g, err := newNodeMem(h.node, h.mode, h.main, h.device, s.cfg.Capacity, memoryNode, s.cfg.OnMemory)
 	if err != nil {
 		return nil, err
 	}

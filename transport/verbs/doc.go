@@ -70,16 +70,11 @@
 //
 // # Deviations and what is missing
 //
-//   - The memory node's side needs a hook in transport/tcp that does not
-//     exist yet: the server must hand its regions' memory to a Responder
-//     (NodeMemory), for instance through a ServerConfig callback
-//     OnMemory func(l transport.Layout, regions [][]byte) called after the
-//     layout is configured and after each added region, and dmbench
-//     memnode must register Responder.Handler for MethodConnect. Until
-//     then a memory node's server answers MethodConnect with "no handler",
-//     and Run fails naming the method. Memory nodes started inside the
-//     run's process have no Responder either: the fabric needs memnode
-//     processes.
+//   - A memory node serves RDMA when started with dmbench memnode --verbs:
+//     its server hands every layout and region to a Responder
+//     (tcp.ServerConfig.OnMemory), which registers them with the device and
+//     answers MethodConnect. Memory nodes started inside the run's process
+//     have no Responder: the fabric needs memnode processes.
 //   - Region memory is mapped by the tcp server with plain pages; huge
 //     pages for regions would need that allocation to try MAP_HUGETLB.
 //   - Verbs to compute nodes' regions (DMTree's fingerprint tables) and

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/dmbench/dmbench/transport"
+	"github.com/dmbench/dmbench/transport/tcp"
 )
 
 // MethodConnect is the control-plane RPC that connects a client's RC QP
@@ -115,16 +116,11 @@ func DecodeConnectReply(b []byte) (ConnectReply, error) {
 	return r, nil
 }
 
-// NodeMemory is what a memory node's server must expose for the verbs
-// fabric to register its regions: the node's layout and the bytes behind
-// each region, which stay where they are until the server replaces or
-// releases them. The tcp server does not expose its memory yet; doc.go
-// names the hook it needs.
-type NodeMemory interface {
-	Layout() transport.Layout
-	// RegionBytes is the memory of the i-th region of Layout.
-	RegionBytes(i int) []byte
-}
+// NodeMemory is what a memory node's server exposes for the verbs fabric
+// to register its regions (tcp.ServerConfig.OnMemory hands it over): the
+// node's layout and the bytes behind each region, which stay where they
+// are until the server replaces or releases them.
+type NodeMemory = tcp.Memory
 
 // ErrNoDevice is the error of opening the fabric on a host without an
 // RDMA device: ibv_get_device_list failing with ENOSYS (no kernel

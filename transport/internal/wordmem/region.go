@@ -42,6 +42,13 @@ func NewRegion(id, size uint64) (*Region, error) {
 	return &Region{words: words, release: release, id: id}, nil
 }
 
+// Bytes is the region's memory as bytes, for a device that serves it on
+// its own (an RDMA NIC registers it): Go code must keep to the atomic
+// accessors, and the slice stays valid until Release.
+func (r *Region) Bytes() []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(r.words))), len(r.words)*8)
+}
+
 // Release returns the region's memory to the OS.
 func (r *Region) Release() error { return r.release() }
 
