@@ -155,6 +155,17 @@ func (r *Result) Summary(w io.Writer) {
 		fmt.Fprintf(tw, "cache: %.1f%% hits; compute-side %s in use over %d compute nodes (budget %s per node); memory-side %s\n",
 			r.CacheHitRatio*100, sizeText(r.CSCacheBytes), r.Config.ComputeNodes, sizeText(r.Config.CacheBytes), sizeText(r.MSBytes))
 	}
+	if cb := r.Combining; cb != nil {
+		for _, side := range []struct {
+			name string
+			s    RoundSizes
+		}{{"read delegation", cb.Reads}, {"write combining", cb.Writes}} {
+			if side.s.Rounds > 0 {
+				fmt.Fprintf(tw, "%s: %d rounds served %d ops; round size mean %.2f, p50 %d, p99 %d, max %d\n",
+					side.name, side.s.Rounds, side.s.Ops, side.s.Mean, side.s.P50, side.s.P99, side.s.Max)
+			}
+		}
+	}
 	breakdown(tw, "time per op (us)", r.ActivityNsPerOp)
 	if len(r.StepsNsPerOp) > 0 && len(r.StepsNsPerOp[firstKey(r.StepsNsPerOp)]) > 1 {
 		breakdown(tw, "index steps per op (us)", r.StepsNsPerOp)

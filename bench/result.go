@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/dmbench/dmbench/indexes"
+	"github.com/dmbench/dmbench/indexes/combine"
 	"github.com/dmbench/dmbench/transport"
 )
 
@@ -54,12 +55,39 @@ type Result struct {
 	Timeline []Window `json:"timeline,omitempty"`
 	Changes  []Change `json:"changes,omitempty"`
 
+	// Combining is, for an index that serves concurrent operations on a
+	// key together (indexes.Combiner), the sizes of the measured phase's
+	// rounds: how many searches one remote read served, how many writes
+	// one remote write.
+	Combining *Combining `json:"combining,omitempty"`
+
 	CacheHitRatio float64 `json:"cache_hit_ratio"`
 	CSCacheBytes  uint64  `json:"cs_cache_bytes"`
 	MSBytes       uint64  `json:"ms_bytes"`
 
 	Config     ConfigRecord      `json:"config"`
 	Histograms map[string]string `json:"histograms"`
+}
+
+// Combining is the round sizes of read delegation and write combining.
+type Combining struct {
+	Reads  RoundSizes `json:"reads"`
+	Writes RoundSizes `json:"writes"`
+}
+
+// RoundSizes summarises rounds: how many ran, the operations they served,
+// and their sizes' mean, median, 99th percentile and maximum.
+type RoundSizes struct {
+	Rounds uint64  `json:"rounds"`
+	Ops    uint64  `json:"ops"`
+	Mean   float64 `json:"mean"`
+	P50    int     `json:"p50"`
+	P99    int     `json:"p99"`
+	Max    int     `json:"max"`
+}
+
+func roundSizes(s combine.Sizes) RoundSizes {
+	return RoundSizes{Rounds: s.Rounds(), Ops: s.Ops(), Mean: s.Mean(), P50: s.Quantile(0.5), P99: s.Quantile(0.99), Max: s.Max()}
 }
 
 // Window is one window of the timeline: operations completed in
@@ -199,6 +227,10 @@ func (r *runner) result(rec *recorder, wall time.Duration, before indexes.Info) 
 			nr.NICGbps = float64(n.BytesTx+n.BytesRx) * 8 / secs / 1e9
 		}
 		res.Nodes = append(res.Nodes, nr)
+	}
+	if cb, ok := r.idx.(indexes.Combiner); ok {
+		reads, writes := cb.CombiningSizes()
+		res.Combining = &Combining{Reads: roundSizes(reads.Since(r.combined[0])), Writes: roundSizes(writes.Since(r.combined[1]))}
 	}
 	if hits, looks := info.CacheHits-before.CacheHits, info.CacheLookups-before.CacheLookups; looks > 0 {
 		res.CacheHitRatio = float64(hits) / float64(looks)

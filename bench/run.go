@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dmbench/dmbench/indexes"
+	"github.com/dmbench/dmbench/indexes/combine"
 	"github.com/dmbench/dmbench/transport"
 	"github.com/dmbench/dmbench/transport/local"
 	"github.com/dmbench/dmbench/transport/sim"
@@ -107,11 +108,13 @@ func Run(c Config) (*Result, error) {
 
 // runner holds one run's state.
 type runner struct {
-	cfg     Config
-	f       transport.Fabric
-	idx     indexes.Index
-	clients []workloads.Client
-	streams []*workloads.Stream
+	// combined are a Combiner's round sizes before the measured phase.
+	combined [2]combine.Sizes
+	cfg      Config
+	f        transport.Fabric
+	idx      indexes.Index
+	clients  []workloads.Client
+	streams  []*workloads.Stream
 
 	// parts are the compute nodes' key ranges with partitioned keys (the
 	// spare of a repartitioning has none); ranges[n] is where node n's
@@ -182,6 +185,9 @@ func (r *runner) run() (*Result, error) {
 		}
 	}
 	before := r.idx.Info()
+	if cb, ok := r.idx.(indexes.Combiner); ok {
+		r.combined[0], r.combined[1] = cb.CombiningSizes()
+	}
 	r.f.ResetStats()
 	wall := time.Now()
 	rec, err := r.phase(w.OperationCount, c.MaxPhaseNs, true)

@@ -61,3 +61,20 @@ func TestEvaluateGivesQuotients(t *testing.T) {
 }
 
 func throughputResult(mops float64) *bench.Result { return &bench.Result{ThroughputMops: mops, Ops: 1} }
+
+func TestCombiningMetric(t *testing.T) {
+	m, err := metricOf("combining.writes.p99")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &bench.Result{Combining: &bench.Combining{Writes: bench.RoundSizes{P99: 7}}}
+	if v, ok := m(r); !ok || v != 7 {
+		t.Errorf("combining.writes.p99 = %g, %v; want 7", v, ok)
+	}
+	if _, ok := m(&bench.Result{}); ok {
+		t.Error("an index without combining has a combining metric")
+	}
+	if _, err := metricOf("combining.writes.p98"); err == nil {
+		t.Error("combining.writes.p98 accepted")
+	}
+}

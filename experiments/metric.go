@@ -47,9 +47,10 @@ func (s *Spec) metricName(panel, x string) string {
 //	steps.<OP>.<step>                                     ns per operation in an index's step (its Spec.Steps, or other)
 //	timeline.<before|dip|end>_mops                        mean before the first change, lowest window from it on, mean of the last fifth
 //	change.<name>.<start_ms|end_ms|duration_ms>           a change the runner made (repartition)
+//	combining.<reads|writes>.<mean|p50|p99|max|rounds>    round sizes of read delegation and write combining
 func metricOf(name string) (metric, error) {
 	parts := strings.Split(name, ".")
-	fail := fmt.Errorf("metric %q is not one of: throughput_mops, latency.<OP>.<stat>, verbs_per_op.<OP>.<verb>, bytes_per_op.<OP>.<verb> (verb: read, write, cas, masked_cas, faa, atomic, rpc, total), <nic_mops|msg_util|bw_util|cpu_util>.<memory|compute>.<max|mean>, cache_hit_ratio, cs_cache_bytes, ms_bytes, activity.<OP>.<activity>, steps.<OP>.<step>, timeline.<before|dip|end>_mops, change.<name>.<start_ms|end_ms|duration_ms>", name)
+	fail := fmt.Errorf("metric %q is not one of: throughput_mops, latency.<OP>.<stat>, verbs_per_op.<OP>.<verb>, bytes_per_op.<OP>.<verb> (verb: read, write, cas, masked_cas, faa, atomic, rpc, total), <nic_mops|msg_util|bw_util|cpu_util>.<memory|compute>.<max|mean>, cache_hit_ratio, cs_cache_bytes, ms_bytes, activity.<OP>.<activity>, steps.<OP>.<step>, timeline.<before|dip|end>_mops, change.<name>.<start_ms|end_ms|duration_ms>, combining.<reads|writes>.<mean|p50|p99|max|rounds>", name)
 	switch {
 	case len(parts) == 3 && parts[0] == "activity" && slices.Contains(activities, parts[2]),
 		len(parts) == 3 && parts[0] == "steps" && parts[2] != "":
@@ -75,6 +76,19 @@ func metricOf(name string) (metric, error) {
 		}, nil
 	case name == "throughput_mops":
 		return func(r *bench.Result) (float64, bool) { return r.ThroughputMops, r.Ops > 0 }, nil
+	case len(parts) == 3 && parts[0] == "combining" && (parts[1] == "reads" || parts[1] == "writes") &&
+		slices.Contains([]string{"mean", "p50", "p99", "max", "rounds"}, parts[2]):
+		return func(r *bench.Result) (float64, bool) {
+			if r.Combining == nil {
+				return 0, false
+			}
+			rs := r.Combining.Reads
+			if parts[1] == "writes" {
+				rs = r.Combining.Writes
+			}
+			return map[string]float64{"mean": rs.Mean, "p50": float64(rs.P50), "p99": float64(rs.P99),
+				"max": float64(rs.Max), "rounds": float64(rs.Rounds)}[parts[2]], true
+		}, nil
 	case name == "cache_hit_ratio":
 		return func(r *bench.Result) (float64, bool) { return r.CacheHitRatio, true }, nil
 	case name == "cs_cache_bytes":

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"iter"
 
+	"github.com/dmbench/dmbench/indexes/combine"
 	"github.com/dmbench/dmbench/transport"
 )
 
@@ -74,6 +75,14 @@ type Env struct {
 	// fixes a structure for the paper's data set scales it by this (DEX's
 	// subtree level M).
 	Records uint64
+}
+
+// Combiner is an index whose compute nodes serve concurrent operations on
+// one key together (read delegation, write combining: package combine).
+// CombiningSizes reports the rounds since the index was built, summed
+// over compute nodes; a run reports those of its measured phase.
+type Combiner interface {
+	CombiningSizes() (reads, writes combine.Sizes)
 }
 
 // Repartitioner is an index whose compute nodes own logical key

@@ -39,6 +39,18 @@ func (s *Sizes) Merge(o Sizes) {
 	s.ops += o.ops
 }
 
+// Since is s without the rounds of earlier, a state s grew from: the
+// rounds of a measured phase, say.
+func (s Sizes) Since(earlier Sizes) Sizes {
+	d := Sizes{rounds: s.rounds - earlier.rounds, ops: s.ops - earlier.ops, counts: map[int]uint64{}}
+	for k, v := range s.counts {
+		if n := v - earlier.counts[k]; n > 0 {
+			d.counts[k] = n
+		}
+	}
+	return d
+}
+
 // Rounds is how many rounds ran; Ops how many operations they served.
 func (s Sizes) Rounds() uint64 { return s.rounds }
 

@@ -85,3 +85,13 @@ func (c *client) combined(val []byte) []byte {
 	}
 	return val
 }
+
+// CombiningSizes returns, summed over compute nodes, how many operations
+// each read and write round served (indexes.Combiner).
+func (x *Index) CombiningSizes() (reads, writes combine.Sizes) {
+	for _, c := range x.combs {
+		reads.Merge(c.reads.Sizes())
+		writes.Merge(c.writes.Sizes())
+	}
+	return reads, writes
+}
