@@ -7,7 +7,8 @@ import (
 	_ "github.com/dmbench/dmbench/indexes/sherman"
 )
 
-// Sherman passes the conformance suite in every consistency variant, and
+// Sherman passes the conformance suite in every consistency variant
+// (optlock also with DEX's lock-word test, optcheck=dex), and
 // P-Sherman (partitioned=true), whose keys the suite writes only from
 // their owners' compute nodes, with the RDMA protocols DEX's evaluation
 // gives it.
@@ -15,6 +16,7 @@ func TestConformance(t *testing.T) {
 	for _, p := range []map[string]string{
 		{"consistency": "versions"},
 		{"consistency": "optlock"},
+		{"consistency": "optlock", "optcheck": "dex"},
 		{"consistency": "crc"},
 		{"consistency": "optlock", "partitioned": "true"},
 		{"consistency": "crc", "partitioned": "true"},

@@ -91,6 +91,9 @@ func TestBadInput(t *testing.T) {
 	if _, err := spec.Build(env, map[string]string{"consistency": "magic"}); err == nil {
 		t.Error("consistency=magic built")
 	}
+	if _, err := spec.Build(env, map[string]string{"consistency": "crc", "optcheck": "dex"}); err == nil {
+		t.Error("optcheck=dex without consistency=optlock built")
+	}
 	env.KeySize = 200
 	if _, err := spec.Build(env, map[string]string{"node_bytes": "256"}); err == nil {
 		t.Error("200-byte keys in 256-byte nodes built")

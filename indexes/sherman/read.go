@@ -12,8 +12,10 @@ import (
 // by the rules of the variant and of the node's class:
 //
 //	versions  one READ; the node's front and rear versions must agree
-//	optlock   READ the lock word, READ the node, READ the lock word again;
-//	          both words equal and unlocked (DEX Algorithm 1, lines 1-10)
+//	optlock   READ the lock word until it is free, READ the node, READ the
+//	          lock word again; both words equal (DEX Algorithm 1, lines
+//	          1-10), or with optcheck=dex the test of DEX's code
+//	          (lockWordsAccept)
 //	crc       one READ; the node's CRC must match its bytes
 //	owned     one READ (P-Sherman): this compute node's writers of the node
 //	          are the only ones, and its local version must not move
@@ -63,6 +65,8 @@ func (c *client) readOnce(buf []byte, addr transport.GAddr, ref lockRef, cls cla
 		if err := c.read(c.w1[:], ref.addr); err != nil {
 			return false, err
 		}
+		// A held lock is re-read alone, 8 bytes, with no pause: what DEX's
+		// page_search and Sherman's page_search do before any re-read.
 		if lockWord(c.w1[:])&tagMask != 0 {
 			return false, nil
 		}
@@ -88,10 +92,10 @@ func (c *client) valid(img []byte, cls class, w1, w2 []byte, entries bool) bool 
 		return true
 	}
 	if x.consistency == optlock && cls == classShared {
-		if lockWord(w1)&tagMask != 0 || lockWord(w1) != lockWord(w2) {
+		if !x.lockWordsAccept(lockWord(w1), lockWord(w2)) {
 			return false
 		}
-		if x.parts == nil {
+		if x.parts == nil && !x.dexCheck {
 			return true
 		}
 	}
@@ -99,6 +103,25 @@ func (c *client) valid(img []byte, cls class, w1, w2 []byte, entries bool) bool 
 		return false
 	}
 	return !entries || !c.checkEntries(cls) || c.entriesConsistent(img)
+}
+
+// lockWordsAccept is optlock's test of the lock words w1 and w2 read
+// before and after a node. The first must be free (readOnce does not READ
+// the node otherwise). By default the second must equal it: no writer
+// held the lock at any time in between, so the node was not being
+// written. With optcheck=dex it is the test of DEX's Sherman (src/Tree.cpp,
+// page_search under LOCK_VERSION): read again only if the version moved
+// and the lock is held again. That accepts a node a writer locked, or
+// locked and released, during the READ, which valid then checks by the
+// node and entry versions as the versions variant does.
+func (x *Index) lockWordsAccept(w1, w2 uint64) bool {
+	switch {
+	case w1&tagMask != 0:
+		return false
+	case x.dexCheck:
+		return w1>>tagBits == w2>>tagBits || w2&tagMask == 0
+	}
+	return w1 == w2
 }
 
 // entriesConsistent checks every entry of a leaf image.
@@ -123,11 +146,13 @@ func (c *client) layoutConsistent(buf []byte) bool {
 }
 
 // checkEntries reports whether a leaf read for class cls must also pass
-// the entry-level version check: in the versions variant always, and for
-// nodes whose writers a P-Sherman reader cannot see in the optlock one.
+// the entry-level version check: in the versions variant always, and in
+// the optlock one with DEX's lock-word test (whose leaf_page_search skips
+// an entry with unequal versions) and for nodes whose writers a
+// P-Sherman reader cannot see.
 func (c *client) checkEntries(cls class) bool {
 	x := c.x
-	return x.consistency == versions || x.consistency == optlock && x.parts != nil && cls != classOwned
+	return x.consistency == versions || x.consistency == optlock && (x.dexCheck || x.parts != nil) && cls != classOwned
 }
 
 // waitLocal waits for the writer of this compute node that is writing a

@@ -1,6 +1,7 @@
 package sherman
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/dmbench/dmbench/transport"
@@ -10,10 +11,13 @@ import (
 // middle of a WRITE, as a READ racing it could see them, and checks what
 // each variant detects: the two-level versions see a WRITE caught at its
 // ends but not one whose middle alone landed (the inconsistency Sherman's
-// README lists), the CRC sees any, and optlock trusts the lock words.
+// README lists), the CRC sees any, and optlock trusts the lock words;
+// with DEX's test (optlock/dex) it lets a lock taken or released during
+// the READ pass and falls back on the versions.
 func TestTornImages(t *testing.T) {
 	f := newFabric(t, "sim", cluster(1, 1, transport.ModePaper))
 	unlocked, locked, later := []byte{0, 0, 0, 0, 0, 0, 0, 0}, []byte{1, 0, 0, 0, 0, 0, 0, 0}, []byte{0, 0, 1, 0, 0, 0, 0, 0}
+	relocked := []byte{1, 0, 1, 0, 0, 0, 0, 0} // released and taken again
 	tamper := map[string]func(l *layout, img []byte){
 		"intact":             func(*layout, []byte) {},
 		"node front only":    func(l *layout, img []byte) { img[offFront]++ },
@@ -40,10 +44,21 @@ func TestTornImages(t *testing.T) {
 		{"optlock", "entry middle only", unlocked, unlocked, true, false},
 		{"optlock", "intact", locked, locked, false, false},
 		{"optlock", "intact", unlocked, later, false, false},
+		{"optlock/dex", "intact", unlocked, locked, true, false},
+		{"optlock/dex", "intact", unlocked, later, true, false},
+		{"optlock/dex", "intact", unlocked, relocked, false, false},
+		{"optlock/dex", "intact", locked, locked, false, false},
+		{"optlock/dex", "node front only", unlocked, locked, false, false},
+		{"optlock/dex", "entry front only", unlocked, later, false, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.variant+"/"+tc.tamper, func(t *testing.T) {
-			x := build(t, f, map[string]string{"consistency": tc.variant}, 0, nil)
+			variant, check, _ := strings.Cut(tc.variant, "/")
+			params := map[string]string{"consistency": variant}
+			if check != "" {
+				params["optcheck"] = check
+			}
+			x := build(t, f, params, 0, nil)
 			c := x.newClient(f.Setup(1))
 			l := &x.l
 			img := make([]byte, l.leafBytes)

@@ -35,6 +35,8 @@ func init() {
 		Params: []indexes.Param{
 			{Name: "consistency", Kind: indexes.KindEnum, Default: "versions", Values: consistencyNames,
 				Doc: "how reads detect concurrent writes: versions (Sherman's two-level versions), optlock (DEX's READ lock word, READ node, READ lock word), crc (RF-tree's CRC per node)"},
+			{Name: "optcheck", Kind: indexes.KindEnum, Default: "equal", Values: []string{"equal", "dex"},
+				Doc: "optlock's test of the lock words read around a node: equal (both equal and unlocked; linearizable) or dex (DEX's artifact: read again only if the version moved and the lock is held again, with node and entry versions; relies on paper mode)"},
 			{Name: "partitioned", Kind: indexes.KindBool, Default: "false",
 				Doc: "P-Sherman (DEX): nodes inside one compute node's key partition (Env.Partitions) are synchronised by that node's local locks, without RDMA atomics"},
 			{Name: "hocl", Kind: indexes.KindBool, Default: "true",
@@ -66,6 +68,8 @@ func paperMode(p indexes.Params) string {
 	switch {
 	case p.String("consistency") == "versions":
 		return "the versions variant (Sherman's two-level versions) trusts a node's front/rear version bytes and each leaf entry's 4-bit front/rear versions to expose a torn READ, which holds only if a WRITE lands in increasing address order with whole cachelines"
+	case p.String("consistency") == "optlock" && p.String("optcheck") == "dex":
+		return "optcheck=dex (DEX's src/Tree.cpp page_search) accepts a node read while a writer held its lock, and so trusts the node's front/rear versions and each leaf entry's 4-bit versions to expose a torn READ, which holds only if a WRITE lands in increasing address order with whole cachelines"
 	case p.String("consistency") == "optlock" && p.Bool("partitioned"):
 		return "partitioned optlock checks the nodes of another compute node's partition (read by scans that run past their own) by their node and entry versions only, which holds only if a WRITE lands in increasing address order with whole cachelines"
 	}
@@ -78,6 +82,7 @@ type Index struct {
 	params      indexes.Params
 	l           layout
 	consistency consistency
+	dexCheck    bool        // optlock's lock-word test is DEX's (optcheck=dex)
 	parts       *partitions // nil unless partitioned
 	hocl        bool
 	handover    int
@@ -133,6 +138,9 @@ func New(env indexes.Env, p indexes.Params) (indexes.Index, error) {
 		if p.String("consistency") == name {
 			x.consistency = consistency(i)
 		}
+	}
+	if x.dexCheck = p.String("optcheck") == "dex"; x.dexCheck && x.consistency != optlock {
+		return nil, fmt.Errorf("optcheck=dex with consistency=%v: optcheck applies to consistency=optlock only", x.consistency)
 	}
 	if p.Bool("partitioned") {
 		if x.parts, err = newPartitions(env.Partitions, cfg.ComputeNodeIDs(), env.KeySize); err != nil {
