@@ -162,7 +162,12 @@
 // distribution restricted to its range. With permuted keys the clients of
 // a node share one insert sequence over all numbers past the loaded
 // records (the other nodes take the numbers it skips), so the inserts stay
-// inside the key space sized for them.
+// inside the key space sized for them. With insertanywhere=true only the
+// operations on existing records stay in the partition and every insert
+// takes the client's next number wherever its key falls: DMTree's
+// benchmark (benchmarks/ycsbc.cc of its artifact) remaps only non-insert
+// keys into a compute node's range, which is how its shared-nothing dLSM
+// runs; ordered keys with inserts then partition over every node.
 // This is what DEX's benchmark (test/newbench.cpp of its artifact) does with
 // GLOBAL_WORKLOAD defined, as it is in the published file: a global
 // Zipfian whose keys outside the node's range are drawn again. Its other

@@ -60,6 +60,12 @@ type Spec struct {
 
 	Seed            int64 // seeds every stream
 	PartitionedKeys bool  // compute node c draws only keys of partition c
+	// InsertAnywhere, with PartitionedKeys, confines only the operations
+	// on existing records to the node's partition: inserts take the
+	// client's insert sequence wherever its keys fall, as DMTree's
+	// benchmark (muouim/aefast26 benchmarks/ycsbc.cc) remaps only
+	// non-insert keys into a compute node's range.
+	InsertAnywhere bool
 	// WarmupReadAll asks the runner to read every loaded record once
 	// before the warm-up mix, as DMTree's evaluation warms its caches
 	// (DMTree section 5.1).
@@ -168,6 +174,9 @@ func (s *Spec) crossCheck() []*PropertyError {
 	if s.FieldCount*s.FieldLength > maxValueSize {
 		fail(prop.FieldLength, strconv.FormatInt(s.FieldLength, 10),
 			fmt.Sprintf("fieldcount*fieldlength of at most %d bytes (fieldcount=%d)", maxValueSize, s.FieldCount))
+	}
+	if s.InsertAnywhere && !s.PartitionedKeys {
+		fail(PropInsertAnywhere, "true", "false unless "+PropPartitionedKeys+"=true: without partitions every insert goes anywhere")
 	}
 	return append(errs, s.checkTrace()...)
 }

@@ -181,9 +181,9 @@ func (st *Stream) checkPartition() error {
 		return fmt.Errorf("workloads: %s: partition %d of %d holds none of the %d records; use fewer compute nodes or more records",
 			st.spec.Source, st.client.Node, st.client.Nodes, st.spec.RecordCount)
 	}
-	if st.spec.InsertOrder == Ordered && st.spec.InsertProportion > 0 && st.client.Node != st.client.Nodes-1 {
-		return fmt.Errorf("workloads: %s: %s=%s with inserts and partitioned keys: every insert takes a key past the loaded records, in the last partition, and compute node %d of %d would have none; use %s=%s or no inserts",
-			st.spec.Source, prop.InsertOrder, Ordered, st.client.Node, st.client.Nodes, prop.InsertOrder, Hashed)
+	if st.spec.InsertOrder == Ordered && st.spec.InsertProportion > 0 && !st.spec.InsertAnywhere && st.client.Node != st.client.Nodes-1 {
+		return fmt.Errorf("workloads: %s: %s=%s with inserts and partitioned keys: every insert takes a key past the loaded records, in the last partition, and compute node %d of %d would have none; use %s=%s, %s=true or no inserts",
+			st.spec.Source, prop.InsertOrder, Ordered, st.client.Node, st.client.Nodes, prop.InsertOrder, Hashed, PropInsertAnywhere)
 	}
 	return nil
 }
@@ -234,7 +234,8 @@ func (st *Stream) nextRecord() int64 {
 }
 
 // nextInsert takes the next record number of this client's insert
-// sequence, skipping numbers whose keys lie outside its partition. A
+// sequence, skipping numbers whose keys lie outside its partition unless
+// inserts go anywhere (InsertAnywhere). A
 // partitioned client whose sequence has left the permuted space (it drew
 // more inserts than the space has free keys in its range for it) would
 // find no more keys of its range: it inserts an existing record of its
@@ -244,7 +245,7 @@ func (st *Stream) nextRecord() int64 {
 func (st *Stream) nextInsert() int64 {
 	for {
 		rec := st.insertRecord(st.inserts.Next(st.r))
-		if st.inPartition(rec) {
+		if st.spec.InsertAnywhere || st.inPartition(rec) {
 			return rec
 		}
 		if st.spec.InsertOrder == Permuted && uint64(rec) >= st.spec.permutedSpace() {
@@ -265,7 +266,7 @@ func (st *Stream) nextInsert() int64 {
 // for them.
 func (st *Stream) insertRecord(k int64) int64 {
 	c := st.client
-	if st.spec.PartitionedKeys && st.spec.InsertOrder == Permuted && c.Total%c.Nodes == 0 {
+	if st.spec.PartitionedKeys && !st.spec.InsertAnywhere && st.spec.InsertOrder == Permuted && c.Total%c.Nodes == 0 {
 		perNode := c.Total / c.Nodes
 		return st.spec.RecordCount + int64(c.Index-c.Node*perNode) + int64(perNode)*k
 	}

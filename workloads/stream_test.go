@@ -474,6 +474,45 @@ func TestOrderedPartitionedInsertsNeedTheLastNode(t *testing.T) {
 	}
 }
 
+// With insertanywhere, ordered inserts run on every node of a partitioned
+// cluster, the other operations stay in the node's range, and no two
+// clients insert one key.
+func TestInsertAnywhere(t *testing.T) {
+	s := specWith(t, Properties{"recordcount": "100", "insertorder": "ordered", "partitionedkeys": "true",
+		"insertanywhere": "true", "readproportion": "0.5", "insertproportion": "0.5"})
+	parts, err := s.Partitions(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inserted := map[string]bool{}
+	for node := range 2 {
+		st, err := s.Stream(Client{Node: node, Nodes: 2, Index: node, Total: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 200 {
+			op := st.Next()
+			if op.Type == Insert {
+				if inserted[string(op.Key)] {
+					t.Fatalf("key %x inserted twice", op.Key)
+				}
+				inserted[string(op.Key)] = true
+			} else if !parts[node].Contains(op.Key) {
+				t.Fatalf("node %d: %s of key %x outside its partition", node, op.Type, op.Key)
+			}
+		}
+	}
+	if got := s.Properties()["insertanywhere"]; got != "true" {
+		t.Errorf("Properties()[insertanywhere] = %q, want true", got)
+	}
+	if _, ok := specWith(t, Properties{"partitionedkeys": "true"}).Properties()["insertanywhere"]; ok {
+		t.Error("insertanywhere=false is recorded in Properties; results from before it existed would change their hash")
+	}
+	if _, err := FromProperties("x.properties", Properties{"insertanywhere": "true"}, nil); err == nil || !strings.Contains(err.Error(), "partitionedkeys=true") {
+		t.Errorf("insertanywhere without partitions: error %v, want one naming partitionedkeys", err)
+	}
+}
+
 func TestOpTypeNames(t *testing.T) {
 	got := []string{Read.String(), Update.String(), Insert.String(), Scan.String(), ReadModifyWrite.String(), OpType(9).String()}
 	want := []string{"READ", "UPDATE", "INSERT", "SCAN", "READ_MODIFY_WRITE", "OpType(9)"}

@@ -16,13 +16,14 @@ const (
 	PropSeed                 = "seed"
 	PropKeySize              = "keysize"
 	PropPartitionedKeys      = "partitionedkeys"
+	PropInsertAnywhere       = "insertanywhere"
 	PropWarmupOperationCount = "warmupoperationcount"
 	PropWarmupReadAll        = "warmupreadall"
 )
 
 // acceptedNames is what an unknown property name is told.
 var acceptedNames = fmt.Sprintf("a go-ycsb core workload property (github.com/pingcap/go-ycsb/pkg/prop) or one of dmbench's: %s",
-	strings.Join([]string{PropZipfianConstant, PropSeed, PropKeySize, PropPartitionedKeys, PropWarmupOperationCount, PropWarmupReadAll, PropTraceFile}, ", "))
+	strings.Join([]string{PropZipfianConstant, PropSeed, PropKeySize, PropPartitionedKeys, PropInsertAnywhere, PropWarmupOperationCount, PropWarmupReadAll, PropTraceFile}, ", "))
 
 // property is one accepted property name.
 type property struct {
@@ -58,6 +59,7 @@ var propertyTable = []property{
 	intProp(PropKeySize, minKeySize, maxKeySize, func(s *Spec) *int { return &s.KeySize }),
 	intProp(PropSeed, math.MinInt64, math.MaxInt64, func(s *Spec) *int64 { return &s.Seed }),
 	boolProp(PropPartitionedKeys, func(s *Spec) *bool { return &s.PartitionedKeys }),
+	omittedWhenFalse(boolProp(PropInsertAnywhere, func(s *Spec) *bool { return &s.InsertAnywhere })),
 	boolProp(PropWarmupReadAll, func(s *Spec) *bool { return &s.WarmupReadAll }),
 	insertOrderProp(),
 	{name: PropTraceFile, want: "the path of a Twitter cache trace (CSV, plain or .zst)",
@@ -144,6 +146,20 @@ func boolProp(name string, field func(*Spec) *bool) property {
 		},
 		get: func(s *Spec) string { return strconv.FormatBool(*field(s)) },
 	}
+}
+
+// omittedWhenFalse leaves a boolean property out of Spec.Properties while
+// it is false, so that the configuration hashes of results recorded before
+// dmbench had it stay valid.
+func omittedWhenFalse(p property) property {
+	get := p.get
+	p.get = func(s *Spec) string {
+		if v := get(s); v != "false" {
+			return v
+		}
+		return ""
+	}
+	return p
 }
 
 func intProp[T int | int64](name string, lo, hi int64, field func(*Spec) *T) property {
