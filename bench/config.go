@@ -52,8 +52,11 @@ type Config struct {
 	// in-process (verbs needs them).
 	MemNodes   []string
 	ClusterKey []byte
-	// Verbs chooses the RDMA device of the verbs fabric.
-	Verbs verbs.HCAOptions
+	// Verbs chooses the RDMA device of the verbs fabric; nil takes the
+	// first device's port 1, addressed by LID. A pointer, left out of the
+	// JSON when nil, so that configurations of the other fabrics hash as
+	// they did before the verbs fabric existed (saved runs stay valid).
+	Verbs *verbs.HCAOptions `json:",omitempty"`
 }
 
 // Repartition is a scale-out in the measured phase (DEX section 4,

@@ -38,7 +38,11 @@ func Build(c *Config) (transport.Fabric, indexes.Index, error) {
 	case "tcp":
 		f, err = tcp.New(tc, tcp.Options{MemNodes: c.MemNodes, Key: c.ClusterKey})
 	case "verbs":
-		f, err = verbs.New(tc, verbs.Options{HCA: c.Verbs, TCP: tcp.Options{MemNodes: c.MemNodes, Key: c.ClusterKey}})
+		opt := verbs.Options{TCP: tcp.Options{MemNodes: c.MemNodes, Key: c.ClusterKey}}
+		if c.Verbs != nil {
+			opt.HCA = *c.Verbs
+		}
+		f, err = verbs.New(tc, opt)
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("build %s fabric: %w", c.Fabric, err)

@@ -139,9 +139,11 @@ func configFromFlags(ctx *cli.Context) (bench.Config, error) {
 		}
 	}
 	if c.Fabric == "verbs" {
-		if c.Verbs, err = hcaOptions(ctx); err != nil {
+		hca, err := hcaOptions(ctx)
+		if err != nil {
 			return c, err
 		}
+		c.Verbs = &hca
 	}
 	c.Seed = ctx.Uint64("seed")
 	if c.CacheBytes, err = size("--cache-bytes", ctx.String("cache-bytes")); err != nil {
