@@ -12,8 +12,11 @@ import (
 // directory is the oracle: where every key's slot is and whether it is
 // live. Searches, the hot path of every run, find a key by hash in O(1);
 // the key order, needed by scans and to insert, is a B-tree of the keys'
-// first 16 bytes as two integers, so that ordering compares integers and
-// touches the key bytes only to break a tie. Keys are fixed-width and kept
+// first 24 bytes as three integers, so that ordering compares integers and
+// touches the key bytes only to break a tie (keys longer than 24 bytes).
+// Ordered keys differ only in their last bytes, so the prefix must reach
+// them: a scan starts at its own key instead of at the first key sharing
+// a shorter prefix. Keys are fixed-width and kept
 // packed in one array, so a key costs its own bytes, not a string header
 // and an allocation. Nothing here depends on map order or hash seeds:
 // lookups find the same entry whatever the table's layout.
@@ -31,12 +34,15 @@ type entry struct {
 	live bool
 }
 
-// ordered is a key's place in key order: its first 16 bytes big-endian
+// ordered is a key's place in key order: its first 24 bytes big-endian
 // (zero-padded), and its entry for the rest.
 type ordered struct {
-	hi, lo uint64
-	id     uint32
+	w  [prefixWords]uint64
+	id uint32
 }
+
+// prefixWords is how many leading 8-byte words of a key ordered holds.
+const prefixWords = 3
 
 // newDirectory makes a directory with room for records keys before it
 // grows: growing a slice of 10^7 keys copies it several times over.
@@ -60,31 +66,33 @@ func (d *directory) key(id uint32) []byte {
 }
 
 func (d *directory) less(a, b ordered) bool {
-	if a.hi != b.hi {
-		return a.hi < b.hi
-	}
-	if a.lo != b.lo {
-		return a.lo < b.lo
+	for i := range a.w {
+		if a.w[i] != b.w[i] {
+			return a.w[i] < b.w[i]
+		}
 	}
 	switch {
-	case d.klen <= 16 || a.id == b.id:
+	case d.klen <= 8*prefixWords || a.id == b.id:
 		return false
 	case a.id == pivotID: // a pivot sorts first among equal prefixes
 		return true
 	case b.id == pivotID:
 		return false
 	}
-	return bytes.Compare(d.key(a.id)[16:], d.key(b.id)[16:]) < 0
+	return bytes.Compare(d.key(a.id)[8*prefixWords:], d.key(b.id)[8*prefixWords:]) < 0
 }
 
 // pivotID marks the ordered item a scan starts from.
 const pivotID = ^uint32(0)
 
-// prefix is key's first 16 bytes as two big-endian integers.
-func prefix(key []byte) (hi, lo uint64) {
-	var p [16]byte
+// prefix is key's first 24 bytes as big-endian integers, zero-padded.
+func prefix(key []byte) (w [prefixWords]uint64) {
+	var p [8 * prefixWords]byte
 	copy(p[:], key)
-	return binary.BigEndian.Uint64(p[:8]), binary.BigEndian.Uint64(p[8:])
+	for i := range w {
+		w[i] = binary.BigEndian.Uint64(p[8*i:])
+	}
+	return w
 }
 
 // hashKey mixes every byte of key (SplitMix64's finaliser per word).
@@ -151,8 +159,7 @@ func (d *directory) put(key []byte, e entry) bool {
 	d.keys = append(d.keys, key...)
 	d.slots = append(d.slots, e)
 	d.table[pos] = hashKey(key)>>32<<32 | uint64(id+1)
-	hi, lo := prefix(key)
-	d.order.ReplaceOrInsert(ordered{hi, lo, id})
+	d.order.ReplaceOrInsert(ordered{prefix(key), id})
 	if 4*len(d.slots) >= 3*len(d.table) {
 		d.grow()
 	}
@@ -180,10 +187,10 @@ func (d *directory) grow() {
 // from when not inclusive) in key order, until fn returns false. The key
 // is valid only during the call.
 func (d *directory) ascend(from []byte, inclusive bool, fn func(key []byte, e entry) bool) {
-	hi, lo := prefix(from)
-	// The pivot sorts before every key with from's first 16 bytes; the
-	// few of those that sort before from are skipped here.
-	d.order.AscendGreaterOrEqual(ordered{hi, lo, pivotID}, func(o ordered) bool {
+	// The pivot sorts before every key with from's first 24 bytes; the
+	// few of those that sort before from (keys longer than 24 bytes) are
+	// skipped here.
+	d.order.AscendGreaterOrEqual(ordered{prefix(from), pivotID}, func(o ordered) bool {
 		k := d.key(o.id)
 		c := bytes.Compare(k, from)
 		if c < 0 || c == 0 && !inclusive {
