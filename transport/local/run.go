@@ -4,7 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
-	"sync"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/dmbench/dmbench/transport"
 )
@@ -60,21 +61,11 @@ func (f *Fabric) Run() error {
 	f.running = true
 	f.mu.Unlock()
 
-	var (
-		wg    sync.WaitGroup
-		once  sync.Once
-		first error
-	)
+	var g errgroup.Group
 	for _, c := range clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := c.run(); err != nil {
-				once.Do(func() { first = err })
-			}
-		}()
+		g.Go(c.run)
 	}
-	wg.Wait()
+	first := g.Wait()
 
 	f.mu.Lock()
 	defer f.mu.Unlock()

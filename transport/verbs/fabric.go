@@ -8,6 +8,8 @@ import (
 	"runtime/debug"
 	"sync"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/dmbench/dmbench/transport"
 	"github.com/dmbench/dmbench/transport/internal/wordmem"
 	"github.com/dmbench/dmbench/transport/tcp"
@@ -139,21 +141,11 @@ func (f *Fabric) Run() error {
 		}
 		eps[i] = ep
 	}
-	var (
-		wg    sync.WaitGroup
-		once  sync.Once
-		first error
-	)
+	var g errgroup.Group
 	for i, c := range clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := run(c, eps[i]); err != nil {
-				once.Do(func() { first = err })
-			}
-		}()
+		g.Go(func() error { return run(c, eps[i]) })
 	}
-	wg.Wait()
+	first := g.Wait()
 	for _, ep := range eps {
 		ep.detach()
 	}
