@@ -179,7 +179,7 @@ func (s *Spec) orderedRecords() iter.Seq2[[]byte, []byte] {
 // needed, and the inverse permutation costs a few hashes per number.
 func (s *Spec) permutedRecords() iter.Seq2[[]byte, []byte] {
 	keySize, valueSize, loaded := s.KeySize, s.ValueSize(), uint64(s.RecordCount)
-	perm := s.permutation()
+	perm := newPermutation(s.permutedSpace())
 	return func(yield func(key, value []byte) bool) {
 		key := make([]byte, keySize)
 		value := make([]byte, valueSize)

@@ -85,9 +85,5 @@ func (s *Spec) permutedNumber(rec int64) uint64 {
 	if uint64(rec) >= space {
 		return uint64(rec) + 1
 	}
-	return s.permutation().forward(uint64(rec)) + 1
-}
-
-func (s *Spec) permutation() permutation {
-	return newPermutation(s.permutedSpace())
+	return newPermutation(space).forward(uint64(rec)) + 1
 }

@@ -40,8 +40,8 @@
 // Upstream rdma-core has masked atomics only as mlx5 direct-verbs WQEs
 // (the masked compare-and-swap opcode of ConnectX), and Sherman's and
 // SMART's ibv_exp_* calls are gone with the old MLNX_OFED. This fabric
-// does not build raw WQEs, so the start-up probe reports "read+cas" for
-// every device, without looking at mlx5dv: a masked CAS to a memory node
+// does not build raw WQEs, so every device runs masked CAS as "read+cas"
+// (recorded in the result's profile): a masked CAS to a memory node
 // READs the word, merges the swap bits into it when the compare bits
 // agree, and CASes the whole word, retrying with the word a failed CAS
 // returns (maskedcas.go). Its verbs count as what they are: one READ and

@@ -19,9 +19,8 @@ import (
 // plane, with the one-sided verbs to memory nodes on RC QPs. Build it
 // with New.
 type Fabric struct {
-	tcp    *tcp.Fabric
-	h      *hca
-	masked string
+	tcp *tcp.Fabric
+	h   *hca
 
 	mu      sync.Mutex // guards the fields below, as in the tcp fabric
 	pending []*client
@@ -40,8 +39,7 @@ type client struct {
 }
 
 // New opens the device first, so a host without one fails at once with
-// ErrNoDevice, then builds the tcp fabric that carries the control plane
-// and probes how masked CAS runs.
+// ErrNoDevice, then builds the tcp fabric that carries the control plane.
 func New(cfg transport.Config, opt Options) (transport.Fabric, error) {
 	h, err := openHCA(opt.HCA)
 	if err != nil {
@@ -51,13 +49,8 @@ func New(cfg transport.Config, opt Options) (transport.Fabric, error) {
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("verbs: control plane: %w", err), h.close())
 	}
-	return &Fabric{tcp: tf, h: h, masked: probeMaskedCAS(h), stats: wordmem.NewTally(cfg)}, nil
+	return &Fabric{tcp: tf, h: h, stats: wordmem.NewTally(cfg)}, nil
 }
-
-// probeMaskedCAS says how masked CAS runs on h. Upstream rdma-core has
-// masked atomics only as mlx5 direct-verbs WQEs, which this fabric does
-// not build, so every device gets the READ + CAS fallback.
-func probeMaskedCAS(*hca) string { return MaskedCASReadCAS }
 
 // Name is "verbs".
 func (f *Fabric) Name() string { return "verbs" }
@@ -65,11 +58,8 @@ func (f *Fabric) Name() string { return "verbs" }
 // Profile names the device, port and masked-CAS method, for the result's
 // profile field.
 func (f *Fabric) Profile() string {
-	return fmt.Sprintf("%s port %d, masked CAS %s", f.h.name, f.h.port, f.masked)
+	return fmt.Sprintf("%s port %d, masked CAS %s", f.h.name, f.h.port, MaskedCASReadCAS)
 }
-
-// MaskedCAS is how masked CAS runs: MaskedCASReadCAS.
-func (f *Fabric) MaskedCAS() string { return f.masked }
 
 func (f *Fabric) Config() transport.Config                      { return f.tcp.Config() }
 func (f *Fabric) Regions(n transport.NodeID) []transport.Region { return f.tcp.Regions(n) }

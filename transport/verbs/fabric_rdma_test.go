@@ -72,7 +72,7 @@ func TestLoopbackVerbs(t *testing.T) {
 	}
 	defer r.Close()
 
-	f := &Fabric{tcp: tf, h: h, masked: probeMaskedCAS(h)}
+	f := &Fabric{tcp: tf, h: h}
 	compute := testConfig.ComputeNodeIDs()[0]
 	e := &endpoint{Endpoint: tf.Setup(compute), f: f, tcpDetach: func() {}}
 	defer e.close()

@@ -2,15 +2,11 @@ package verbs
 
 import "github.com/dmbench/dmbench/transport"
 
-// How a fabric runs masked compare-and-swap (Profile reports it).
-const (
-	// MaskedCASReadCAS is the portable fallback: READ the word, merge
-	// under the masks, CAS the whole word, retry on a change.
-	MaskedCASReadCAS = "read+cas"
-	// MaskedCASMlx5 would be the masked atomic opcode of mlx5 direct
-	// verbs; it is not implemented, so the probe never reports it.
-	MaskedCASMlx5 = "mlx5dv"
-)
+// MaskedCASReadCAS is how this fabric runs masked compare-and-swap on
+// every device (Profile reports it): READ the word, merge under the masks,
+// CAS the whole word, retry on a change. Upstream rdma-core offers masked
+// atomics only as mlx5 direct-verbs WQEs, which this fabric does not build.
+const MaskedCASReadCAS = "read+cas"
 
 // wordVerbs is what the masked-CAS fallback needs from an endpoint: an
 // 8-byte READ and a CAS of one aligned word, each a verb of its own,
