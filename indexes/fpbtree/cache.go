@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 
 	"github.com/google/btree"
+
+	"github.com/dmbench/dmbench/internal/keyorder"
 )
 
 // nodeCache is one compute node's private cache of bottom-level internal
@@ -15,7 +17,7 @@ import (
 // local state and is never held across a verb.
 type nodeCache struct {
 	mu      sync.RWMutex
-	byLow   *btree.BTreeG[*inode]
+	byLow   *btree.BTreeG[cached]
 	fifo    []*inode
 	bytes   uint64
 	budget  uint64
@@ -24,9 +26,21 @@ type nodeCache struct {
 	hits, lookups atomic.Uint64
 }
 
+// cached is a node's place in the cache's order: its low fence, with the
+// fence's prefix alongside so that ordering compares integers.
+type cached struct {
+	p   keyorder.Prefix
+	low []byte
+	n   *inode
+}
+
+func entryOf(n *inode) cached { return cached{p: keyorder.Of(n.low), low: n.low, n: n} }
+
+func lessLow(a, b cached) bool { return keyorder.Compare(a.p, a.low, b.p, b.low) < 0 }
+
 func newNodeCache(budget uint64, nodeSize int) *nodeCache {
 	return &nodeCache{
-		byLow:   btree.NewG(16, func(a, b *inode) bool { return bytes.Compare(a.low, b.low) < 0 }),
+		byLow:   btree.NewG(16, lessLow),
 		budget:  budget,
 		perNode: uint64(nodeSize),
 	}
@@ -38,8 +52,8 @@ func (c *nodeCache) lookup(key []byte) (*inode, bool) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	var found *inode
-	c.byLow.DescendLessOrEqual(&inode{low: key}, func(n *inode) bool {
-		found = n
+	c.byLow.DescendLessOrEqual(cached{p: keyorder.Of(key), low: key}, func(o cached) bool {
+		found = o.n
 		return false
 	})
 	if found == nil || !contains(found.low, found.high, found.inf(), key) {
@@ -58,8 +72,8 @@ func (c *nodeCache) put(n *inode) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var stale []*inode
-	c.byLow.AscendGreaterOrEqual(&inode{low: n.low}, func(o *inode) bool {
+	var stale []cached
+	c.byLow.AscendGreaterOrEqual(entryOf(n), func(o cached) bool {
 		if !n.inf() && bytes.Compare(o.low, n.high) >= 0 {
 			return false
 		}
@@ -70,15 +84,15 @@ func (c *nodeCache) put(n *inode) {
 		c.byLow.Delete(o)
 		c.bytes -= c.perNode
 	}
-	c.byLow.ReplaceOrInsert(n)
+	c.byLow.ReplaceOrInsert(entryOf(n))
 	c.bytes += c.perNode
 	c.fifo = append(c.fifo, n)
 	for c.bytes > c.budget && len(c.fifo) > 0 {
 		old := c.fifo[0]
 		c.fifo[0] = nil
 		c.fifo = c.fifo[1:]
-		if cur, ok := c.byLow.Get(old); ok && cur == old {
-			c.byLow.Delete(old)
+		if cur, ok := c.byLow.Get(entryOf(old)); ok && cur.n == old {
+			c.byLow.Delete(cur)
 			c.bytes -= c.perNode
 		}
 	}

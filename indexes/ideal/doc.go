@@ -9,7 +9,7 @@
 //
 //	[0, K)        key
 //	[K, K+V)      value
-//	[K+V, K+V+8)  check: CRC-64 of key and value with bit 0 set; 0 = empty
+//	[K+V, K+V+8)  check: CRC-32C of key and value with bit 0 set; 0 = empty
 //
 // and slots are spaced a power of two apart up to 64 bytes (multiples of 64
 // beyond), so that in paper memory mode an entry never straddles a

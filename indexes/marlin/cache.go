@@ -8,6 +8,8 @@ import (
 
 	"github.com/google/btree"
 
+	"github.com/dmbench/dmbench/internal/keyorder"
+
 	"github.com/dmbench/dmbench/transport"
 )
 
@@ -36,7 +38,7 @@ type nodeCache struct {
 	capacity int // nodes
 
 	mu     sync.RWMutex
-	levels []*btree.BTreeG[*cachedNode] // by level-1
+	levels []*btree.BTreeG[ordered] // by level-1
 	all    []*cachedNode
 
 	hits, lookups atomic.Uint64
@@ -46,7 +48,21 @@ func newNodeCache(l *layout, budget uint64) *nodeCache {
 	return &nodeCache{l: l, capacity: int(budget / uint64(l.innerBytes))}
 }
 
-func lessLow(a, b *cachedNode) bool { return a.low < b.low }
+// ordered is a cached node's place in its level: its low fence's prefix,
+// compared as integers, and the node, whose whole fence breaks a tie.
+type ordered struct {
+	p keyorder.Prefix
+	n *cachedNode
+}
+
+func (n *cachedNode) ordered() ordered { return ordered{p: keyorder.Of([]byte(n.low)), n: n} }
+
+func lessLow(a, b ordered) bool {
+	if c := a.p.Compare(b.p); c != 0 {
+		return c < 0
+	}
+	return a.n.low < b.n.low
+}
 
 // lookup returns the cached node of level lvl whose range covers key.
 func (nc *nodeCache) lookup(lvl int, key []byte) *cachedNode {
@@ -56,8 +72,9 @@ func (nc *nodeCache) lookup(lvl int, key []byte) *cachedNode {
 		return nil
 	}
 	var found *cachedNode
-	nc.levels[lvl-1].DescendLessOrEqual(&cachedNode{low: string(key)}, func(n *cachedNode) bool {
-		found = n
+	probe := ordered{p: keyorder.Of(key), n: &cachedNode{low: string(key)}}
+	nc.levels[lvl-1].DescendLessOrEqual(probe, func(o ordered) bool {
+		found = o.n
 		return false
 	})
 	if found == nil || !nc.l.covers(found.image, key) {
@@ -79,7 +96,8 @@ func (nc *nodeCache) insert(addr transport.GAddr, image []byte, rng *rand.Rand) 
 	for len(nc.levels) < n.level {
 		nc.levels = append(nc.levels, btree.NewG(16, lessLow))
 	}
-	if old, had := nc.levels[n.level-1].ReplaceOrInsert(n); had {
+	if prev, had := nc.levels[n.level-1].ReplaceOrInsert(n.ordered()); had {
+		old := prev.n
 		n.pos = old.pos
 		n.freq.Store(old.freq.Load())
 		nc.all[n.pos] = n
@@ -106,7 +124,7 @@ func (nc *nodeCache) invalidate(n *cachedNode) {
 }
 
 func (nc *nodeCache) removeLocked(n *cachedNode) {
-	nc.levels[n.level-1].Delete(n)
+	nc.levels[n.level-1].Delete(n.ordered())
 	last := nc.all[len(nc.all)-1]
 	nc.all[n.pos] = last
 	last.pos = n.pos

@@ -9,6 +9,8 @@ import (
 
 	"github.com/google/btree"
 
+	"github.com/dmbench/dmbench/internal/keyorder"
+
 	"github.com/dmbench/dmbench/transport"
 )
 
@@ -43,7 +45,7 @@ type nodeCache struct {
 	capacity int // nodes
 
 	mu     sync.RWMutex
-	levels []*btree.BTreeG[*cachedNode] // by level-1, ordered by low fence
+	levels []*btree.BTreeG[ordered] // by level-1, ordered by low fence
 	all    []*cachedNode
 
 	hits, lookups atomic.Uint64
@@ -53,7 +55,21 @@ func newNodeCache(l *layout, budget uint64) *nodeCache {
 	return &nodeCache{l: l, capacity: int(budget / uint64(l.innerBytes))}
 }
 
-func lessLow(a, b *cachedNode) bool { return a.low < b.low }
+// ordered is a cached node's place in its level: its low fence's prefix,
+// compared as integers, and the node, whose whole fence breaks a tie.
+type ordered struct {
+	p keyorder.Prefix
+	n *cachedNode
+}
+
+func (n *cachedNode) ordered() ordered { return ordered{p: keyorder.Of([]byte(n.low)), n: n} }
+
+func lessLow(a, b ordered) bool {
+	if c := a.p.Compare(b.p); c != 0 {
+		return c < 0
+	}
+	return a.n.low < b.n.low
+}
 
 // lookup returns the cached node of level lvl whose range covers key.
 // probe is the caller's own scratch node.
@@ -68,8 +84,8 @@ func (nc *nodeCache) lookup(lvl int, key []byte, probe *cachedNode) *cachedNode 
 	probe.low = unsafe.String(unsafe.SliceData(key), len(key))
 	defer func() { probe.low = "" }()
 	var found *cachedNode
-	nc.levels[lvl-1].DescendLessOrEqual(probe, func(n *cachedNode) bool {
-		found = n
+	nc.levels[lvl-1].DescendLessOrEqual(ordered{p: keyorder.Of(key), n: probe}, func(o ordered) bool {
+		found = o.n
 		return false
 	})
 	if found == nil || !nc.l.covers(found.image, key) {
@@ -91,7 +107,8 @@ func (nc *nodeCache) insert(addr transport.GAddr, image []byte, rng *rand.Rand) 
 	for len(nc.levels) < n.level {
 		nc.levels = append(nc.levels, btree.NewG(16, lessLow))
 	}
-	if old, had := nc.levels[n.level-1].ReplaceOrInsert(n); had {
+	if prev, had := nc.levels[n.level-1].ReplaceOrInsert(n.ordered()); had {
+		old := prev.n
 		n.pos = old.pos
 		n.freq.Store(old.freq.Load())
 		nc.all[n.pos] = n
@@ -118,7 +135,7 @@ func (nc *nodeCache) invalidate(n *cachedNode) {
 }
 
 func (nc *nodeCache) removeLocked(n *cachedNode) {
-	nc.levels[n.level-1].Delete(n)
+	nc.levels[n.level-1].Delete(n.ordered())
 	last := nc.all[len(nc.all)-1]
 	nc.all[n.pos] = last
 	last.pos = n.pos

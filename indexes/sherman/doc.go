@@ -25,7 +25,7 @@
 // # Node layout (8-byte keys K and values V, 1 KB nodes)
 //
 //	offset  bytes  field
-//	0       8      crc: CRC-64/ECMA of bytes [8, 1024) (crc variant; else 0)
+//	0       8      crc: CRC-32C of bytes [8, 1024) in 8 bytes (crc variant; else 0)
 //	8       1      front version of the node
 //	9       1      level: bits 0-6 (0 = leaf); bit 7 set: the high fence is +inf
 //	10      2      count: keys of an internal node (0 in a leaf)
@@ -155,10 +155,10 @@
 //
 // crc (RF-tree section 4.1: "fixed the inconsistencies by adding the CRC
 // as a checksum protocol"; Sherman's CONFIG_ENABLE_CRC): every node
-// carries a CRC-64 of its bytes, written with it; a reader takes one READ
+// carries a CRC-32C of its bytes, written with it; a reader takes one READ
 // and accepts the node if the CRC matches. An in-place entry write sends
 // the entry and the new CRC word in the batch with the unlock. Correct in
-// strict memory mode (up to a 2^-64 CRC collision). The checksum work is
+// strict memory mode (up to a 2^-32 CRC collision). The checksum work is
 // the index's one step, "crc", in a run's time breakdown (RF-tree
 // Figure 8 shows it apart from the rest of Sherman's computation).
 //

@@ -13,7 +13,7 @@ import (
 // header so that a node can be read before its kind is known, as Sherman's
 // LeafPage and InternalPage share theirs.
 const (
-	offCRC      = 0  // 8 B: CRC-64 of bytes [8, size) (crc variant)
+	offCRC      = 0  // 8 B: CRC-32C of bytes [8, size) (crc variant)
 	offFront    = 8  // 1 B: node front version
 	offLevel    = 9  // 1 B: level (bits 0-6), bit 7 set when the high fence is +inf
 	offCount    = 10 // 2 B: keys in an internal node
