@@ -52,11 +52,11 @@ func ProbeFingerprints(table []byte, fp byte, hits []int) []int {
 var crcTable = crc32.MakeTable(crc32.Castagnoli)
 
 // CRC is the checksum indexes store in the 8-byte field beside entries and
-// nodes larger than a cacheline (RF-tree, DMTree, SMART): CRC-32C, which
-// the CPU computes in hardware (SSE 4.2, ARMv8 CRC), as the artifacts'
-// checksums are. The table charges a checksum by its length whatever this
-// function is; a table-driven CRC-64 here cost a twentieth of the
-// simulator's wall time.
+// nodes larger than a cacheline (RF-tree, DMTree, SMART). It is CRC-32C
+// because the CPU computes that in hardware, which keeps the simulator's
+// own wall time down (a table-driven CRC-64 here was a twentieth of it);
+// what a run is charged for a checksum is the table's CRCByteNs, not this
+// function's speed.
 func CRC(b []byte) uint64 { return uint64(crc32.Checksum(b, crcTable)) }
 
 var seed = maphash.MakeSeed()
