@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/dmbench/dmbench/cost"
 	"github.com/dmbench/dmbench/indexes"
 	"github.com/dmbench/dmbench/indexes/combine"
 	"github.com/dmbench/dmbench/transport"
@@ -34,6 +35,9 @@ type Result struct {
 	// and seeds (sim only).
 	EventHash string `json:"event_hash,omitempty"`
 	Events    uint64 `json:"events,omitempty"`
+	// Model is the version of the simulated physics that produced the
+	// run (cost.ModelVersion; sim only).
+	Model int `json:"model,omitempty"`
 
 	Latency    map[string]LatencySummary `json:"latency_ns"`
 	VerbsPerOp map[string]VerbMix        `json:"verbs_per_op"`
@@ -175,6 +179,7 @@ func (r *runner) result(rec *recorder, wall time.Duration, before indexes.Info) 
 	}
 	if c.Fabric == "sim" {
 		res.Profile = c.Profile
+		res.Model = cost.ModelVersion
 	}
 	// A real device's fabric names it and how masked CAS runs on it.
 	if p, ok := r.f.(interface{ Profile() string }); ok {

@@ -2,6 +2,13 @@ package cost
 
 import "math/bits"
 
+// ModelVersion numbers the simulated physics as a whole: this table, the
+// sim fabric's model and the lock handoffs of transport.Mutex. Change it
+// with any of them: it is part of the key a sweep saves each run under, so
+// a resumed sweep recomputes runs of an older model instead of mixing
+// them in. 1 was everything before lock handoffs were charged.
+const ModelVersion = 2
+
 // Table holds the cost of each kind of local work, in nanoseconds.
 type Table struct {
 	// SearchStepNs is one probe of a binary search over a node's sorted

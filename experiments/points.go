@@ -12,6 +12,7 @@ import (
 	"github.com/dustin/go-humanize"
 
 	"github.com/dmbench/dmbench/bench"
+	"github.com/dmbench/dmbench/cost"
 	"github.com/dmbench/dmbench/indexes"
 	"github.com/dmbench/dmbench/workloads"
 )
@@ -186,8 +187,9 @@ func safe(s string) string {
 	}, s)
 }
 
-// configHash is a short hash of everything that determines a run (JSON
-// writes map keys sorted, so equal configs hash equally). A trace counts
+// configHash is a short hash of everything that determines a run, the
+// model's version included (JSON writes map keys sorted, so equal configs
+// hash equally). A trace counts
 // by its file name, not the folder it was found in, so that saved runs
 // are found again wherever the traces are kept.
 func configHash(c *bench.Config) string {
@@ -200,7 +202,8 @@ func configHash(c *bench.Config) string {
 	b, _ := json.Marshal(struct {
 		C     bench.Config
 		Props workloads.Properties
-	}{plain, props})
+		Model int
+	}{plain, props, cost.ModelVersion})
 	h := fnv.New64a()
 	h.Write(b)
 	return fmt.Sprintf("%08x", h.Sum64()>>32)

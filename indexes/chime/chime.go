@@ -84,7 +84,7 @@ func New(env indexes.Env, p indexes.Params) (indexes.Index, error) {
 		x.allocs[i] = transport.NewAllocator(f, 0)
 		x.caches[i] = newNodeCache(env.CacheBytes-hotBudget, x.ig.bytes)
 		x.hot[i] = newHotspotBuffer(hotBudget)
-		x.locals[i] = &localLockTable{}
+		x.locals[i] = newLocalLockTable()
 		if p.Bool("combine") {
 			x.comb[i] = newCombining()
 		}

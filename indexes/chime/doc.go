@@ -117,7 +117,13 @@
 // A stale cached level-1 node shows as a replica whose high fence is at
 // or below the key: the operation follows the sibling (one more READ or
 // lock) and drops the cached node. Writers of one compute node queue on a
-// local lock per leaf before the remote lock (CHIME's local lock table).
+// local lock per leaf before the remote lock, a ticket lock
+// (transport.LockTicket) as the tickets of CHIME's
+// include/LocalLockTable.h. The published CHIME does not call that
+// table's leaf lock (src/Tree.cpp, lock_node, retries the masked CAS and
+// yields the coroutine); dmbench keeps the local queue, Sherman's
+// hierarchical lock that CHIME's code base descends from: a deviation
+// from the published code, whose effect is fewer remote CAS retries.
 //
 // # maskedcas=false
 //

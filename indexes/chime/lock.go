@@ -22,6 +22,16 @@ const localLocks = 4096
 
 type localLockTable struct{ stripes [localLocks]transport.Mutex }
 
+// newLocalLockTable makes ticket locks, the kind of CHIME's
+// include/LocalLockTable.h (its tickets; waiters yield their coroutine).
+func newLocalLockTable() *localLockTable {
+	t := &localLockTable{}
+	for i := range t.stripes {
+		t.stripes[i].Kind = transport.LockTicket
+	}
+	return t
+}
+
 func (t *localLockTable) of(a transport.GAddr) *transport.Mutex {
 	return &t.stripes[uint64(a)*0x9e3779b97f4a7c15>>52]
 }

@@ -23,8 +23,11 @@ type frame struct {
 	// odd while a writer holds the frame. Readers read it, read the
 	// image, and validate it unchanged.
 	ver atomic.Uint64
-	// wl queues writers in virtual time; a writer holds it across verbs.
+	// wl is held by the writer, across verbs; lockAny queues on it.
 	wl transport.Mutex
+	// line is the cache line of the lock word, which every attempt to
+	// take the lock moves to its core.
+	line transport.Line
 	// mu makes the image accesses well-defined for Go's memory model; it
 	// is held only around copies, never across a verb.
 	mu     sync.RWMutex
@@ -38,12 +41,18 @@ type frame struct {
 	rver   atomic.Uint64 // lock word of the remote copy when fetched
 }
 
-// lock takes the frame's write lock if its version is still v.
+// lock takes the frame's write lock if its version is still v: the
+// OptLock's writeLockOrRestart (include/cache/btree_node.h), one
+// compare-and-swap of the version word that fails at once when another
+// thread holds the lock or has changed the node since v; the caller then
+// restarts its operation after a back-off. Every attempt, failed or not,
+// moves the lock word's line, so crowded attempts serialise on it.
 func (f *frame) lock(ep transport.Endpoint, v uint64) bool {
-	f.wl.Lock(ep)
-	// The lock word's cache line moves to this core.
-	ep.Compute(cost.CachelineTransfer())
-	if f.ver.Load() != v {
+	f.line.Touch(ep)
+	if f.ver.Load() != v || !f.wl.TryLock() {
+		return false
+	}
+	if f.ver.Load() != v { // changed between the check and the lock
 		f.wl.Unlock()
 		return false
 	}
@@ -51,10 +60,10 @@ func (f *frame) lock(ep transport.Endpoint, v uint64) bool {
 	return true
 }
 
-// lockAny takes the write lock whatever the version.
+// lockAny takes the write lock whatever the version, waiting for it.
 func (f *frame) lockAny(ep transport.Endpoint) {
 	f.wl.Lock(ep)
-	ep.Compute(cost.CachelineTransfer())
+	f.line.Touch(ep)
 	f.ver.Add(1)
 }
 

@@ -54,6 +54,7 @@ func newComputeNode(x *Index, idx int, cacheBytes uint64) *computeNode {
 		n = 0
 	}
 	c := &computeNode{x: x, idx: idx, id: x.comps[idx]}
+	c.rootMu.Kind = transport.LockSpin // the super root's OptLock
 	c.mt.init()
 	// One allocation for all frames and one for their pages: a cache of
 	// 256 MB is 2^18 frames per compute node, and allocating them one by
@@ -64,6 +65,9 @@ func newComputeNode(x *Index, idx int, cacheBytes uint64) *computeNode {
 	for i := range frames {
 		f := &frames[i]
 		f.id, f.data = int32(i), node(pages[i*NodeBytes:(i+1)*NodeBytes:(i+1)*NodeBytes])
+		// A page's OptLock (include/cache/btree_node.h): one CAS, pause
+		// and retry; DEX has no coroutines, its threads spin.
+		f.wl.Kind = transport.LockSpin
 		c.frames[i] = f
 	}
 	c.cool = newCoolingMap(n, x.opt.fifo)

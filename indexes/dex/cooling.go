@@ -33,13 +33,16 @@ type coolingMap struct {
 // newCoolingMap sizes the map to 10% of frames (section 8.1).
 func newCoolingMap(frames int, fifo bool) *coolingMap {
 	total := max(coolingSlots, frames/10)
+	// A bucket's lock is a test-and-test-and-set spinlock
+	// (include/tree/hash_table.h with util/lock.h's Lock). The public
+	// code has no FIFO baseline; it takes the buckets' lock.
+	n, size := max(1, total/coolingSlots), coolingSlots
 	if fifo {
-		return &coolingMap{buckets: []bucket{{cap: total}}}
+		n, size = 1, total
 	}
-	n := max(1, total/coolingSlots)
 	m := &coolingMap{buckets: make([]bucket, n)}
 	for i := range m.buckets {
-		m.buckets[i].cap = coolingSlots
+		m.buckets[i].mu.Kind, m.buckets[i].cap = transport.LockSpin, size
 	}
 	return m
 }

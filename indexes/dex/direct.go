@@ -44,7 +44,7 @@ func (t *latchTable) get(ep transport.Endpoint, a transport.GAddr) *latch {
 	}
 	lt := s.m[a]
 	if lt == nil {
-		lt = &latch{}
+		lt = &latch{mu: transport.Mutex{Kind: transport.LockSpin}} // an OptLock, as a frame's
 		s.m[a] = lt
 	}
 	return lt

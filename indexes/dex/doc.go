@@ -161,4 +161,16 @@
 //     it: a split by another compute node can narrow a shared node into
 //     this node's partition while one of its threads still writes it as
 //     shared, and a thread that sees it owned takes the latch alone.
+//
+// # Local locks
+//
+// Every local lock of the artifact spins (baotonglu/dex): a page's
+// OptLock (include/cache/btree_node.h), the cache-less mode's latches
+// (frames' locks without the cache) and the super root's retry a CAS
+// with a pause, a cooling-map bucket takes a test-and-test-and-set
+// spinlock (include/tree/hash_table.h, util/lock.h). They are
+// transport.LockSpin here, so a crowded lock's handoff grows with the
+// cores spinning on it. The public code has no single-queue FIFO, the
+// baseline of Figures 4 and 9; dmbench gives it the buckets' spinlock.
+// Locks for repartitioning, which the public code lacks, are queue locks.
 package dex

@@ -68,7 +68,7 @@
 //
 // Local work charged (package cost): a memtable search or insert is
 // NodeSearch(entries); each table consulted costs a table-cache Lookup
-// and Release (LevelDB's ShardedLRUCache, 16 shards with a lock each,
+// and Release (dLSM's ShardedLRUCache, 64 shards with a SpinMutex each,
 // both calls under the shard's lock: CacheLookup and CachelineTransfer
 // held there, so a node's threads reading the same few tables queue on a
 // few locks; the "complex LRU cache" DMTree section 5.2.1 blames for

@@ -11,9 +11,9 @@ import (
 // stripes serialises the check-then-write of Update and Delete per key.
 const stripes = 256
 
-// cacheShards is the table cache's shard count: LevelDB's ShardedLRUCache
-// (kNumShardBits = 4), which dLSM's table cache is.
-const cacheShards = 16
+// cacheShards is the table cache's shard count: dLSM's ShardedLRUCache
+// (include/TimberSaw/cache.h, kNumShardBits = 6; LevelDB's is 4).
+const cacheShards = 64
 
 // shard is the LSM tree of one compute node: its memtable and immutable
 // memtables, and the version (the SSTables of every level) whose index
@@ -51,6 +51,11 @@ type version struct {
 
 func newShard(x *Index, id int, node, mem transport.NodeID) *shard {
 	s := &shard{x: x, id: id, node: node, mem: mem, ver: &version{}}
+	// The shards of dLSM's LRU cache take a SpinMutex (util/cache.cc,
+	// util/mutexlock.h: compare-and-swap, pause, yield after 100 tries).
+	for i := range s.cache {
+		s.cache[i].Kind = transport.LockSpin
+	}
 	s.cur = newMemtable(0)
 	s.nextMem = 1
 	return s

@@ -142,7 +142,11 @@
 //     finishes, which is not linearizable (package combine).
 //   - The paper does not say whether its write combining hands leaf locks
 //     over locally; dmbench reads its citation of Sherman as yes, with
-//     Sherman's limit of 8 hand-overs in a row.
+//     Sherman's limit of 8 hand-overs in a row. The artifact as published
+//     compiles that out: ENABLE_HOCL is commented out in its KVConfig.h,
+//     so DMTree.cc never calls LocalLockTable.h's acquire_local_lock and
+//     its leaf lock is a CAS retry loop on the lock word. The local lock
+//     here is that function's ticket lock (transport.LockTicket).
 //   - Entries of at most 64 bytes carry no CRC, as in the paper, so the
 //     index relies on paper-mode cacheline atomicity (Spec.PaperMode).
 package dmtree

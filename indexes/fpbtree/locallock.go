@@ -25,7 +25,10 @@ const maxHandOver = 8
 
 // localLock is one compute node's lock for one leaf lock word.
 type localLock struct {
-	mu transport.Mutex // held across verbs: the local lock itself (FIFO)
+	// mu is the local lock itself, held across verbs: a ticket lock, as
+	// in DMTree's LocalLockTable.h (acquire_local_lock: write_ticket and
+	// write_current; waiters yield their coroutine).
+	mu transport.Mutex
 	// queued counts writers holding mu or waiting for it; guarded by
 	// nodeState.mu.
 	queued int
@@ -43,7 +46,7 @@ func (c *Client) lockLocal(a transport.GAddr) (s *localLock, global bool) {
 	ns.mu.Lock()
 	s = ns.locks[a]
 	if s == nil {
-		s = &localLock{}
+		s = &localLock{mu: transport.Mutex{Kind: transport.LockTicket}}
 		ns.locks[a] = s
 	}
 	s.queued++

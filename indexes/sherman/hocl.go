@@ -21,7 +21,10 @@ import (
 
 // localLock is one compute node's lock for one global lock word.
 type localLock struct {
-	mu transport.Mutex // held across verbs: the local lock itself (FIFO)
+	// mu is the local lock itself, held across verbs: a ticket lock, as
+	// Sherman's (src/Tree.cpp, acquire_local_lock: a fetch-add ticket and
+	// a now-serving half in one word; waiters yield their coroutine).
+	mu transport.Mutex
 	// queued counts writers holding mu or waiting for it: Sherman's
 	// ticket lock tells a holder whether anyone is waiting.
 	queued atomic.Int32
@@ -54,7 +57,7 @@ func (t *localLockTable) slot(r lockRef) *localLock {
 	if s := p.Load(); s != nil {
 		return s
 	}
-	p.CompareAndSwap(nil, new(localLock))
+	p.CompareAndSwap(nil, &localLock{mu: transport.Mutex{Kind: transport.LockTicket}})
 	return p.Load()
 }
 

@@ -18,9 +18,18 @@ import (
 // go through one FIFO queue and one free-byte counter shared by every
 // client of the compute node, as in the artifact; DEX (section 8.2) found
 // that queue to be where SMART's threads spend half their cycles at 144
-// threads, so here it is a transport Mutex whose holder pays a cache-line
-// transfer per counter update and per queue operation: clients that admit
-// nodes at the same time queue for it in virtual time.
+// threads. The artifact's queue is a tbb::concurrent_queue
+// (src/RadixCache.cpp, node_queue) and its counter an atomic: a push
+// takes a ticket by fetch-and-add on the queue's tail counter, and the
+// ticket picks one of the queue's eight micro-queues, where the push
+// spins until the pushes before it on that micro-queue are done
+// (concurrent_queue's micro_queue::push, spin_wait_until_my_turn). Here
+// each micro-queue is a ticket lock (transport.LockTicket), taken in
+// ticket order, and the fetch-and-adds on the tail and on the free-byte
+// counter are touches of two contended lines (transport.Line), which
+// serialise the admissions of all the node's cores: clients that admit
+// nodes at the same time queue in virtual time, and a crowded
+// micro-queue's handoff grows with the cores spinning on it.
 type radixCache struct {
 	budget uint64
 
@@ -29,9 +38,15 @@ type radixCache struct {
 	used  uint64
 	root  atomic.Uint64 // the root slot as last read; 0 when unknown
 
-	fifoMu transport.Mutex // the shared FIFO queue and free-byte counter
-	fifo   []*cnode
-	head   int
+	// The shared FIFO queue: its tail ticket counter (the value and its
+	// cache line), its micro-queues' turns, and (under mu) its order; and
+	// the line of the free-byte counter.
+	tail     atomic.Uint64
+	tailLine transport.Line
+	micro    [microQueues]transport.Mutex
+	fifo     []*cnode
+	head     int
+	freeLine transport.Line
 
 	hits, lookups atomic.Uint64
 }
@@ -49,8 +64,20 @@ type cnode struct {
 // queue bookkeeping, and the slots of its type.
 func cnodeBytes(typ int) uint64 { return 32 + 8*uint64(capacity(typ)) }
 
+// microQueues is a tbb::concurrent_queue's number of micro-queues
+// (concurrent_queue_rep's n_queue).
+const microQueues = 8
+
 func newRadixCache(budget uint64) *radixCache {
-	return &radixCache{budget: budget, nodes: map[transport.GAddr]*cnode{}}
+	// SMART's FIFO is a tbb::concurrent_queue (src/RadixCache.cpp,
+	// node_queue) and its byte budget an atomic counter: pushers take a
+	// ticket by fetch-and-add and spin until their turn, which costs as a
+	// ticket lock does.
+	c := &radixCache{budget: budget, nodes: map[transport.GAddr]*cnode{}}
+	for i := range c.micro {
+		c.micro[i].Kind = transport.LockTicket
+	}
+	return c
 }
 
 // hop is where a traversal continues: the slot p read from address pPtr,
@@ -134,11 +161,13 @@ func (c *radixCache) add(ep transport.Endpoint, addr transport.GAddr, n node) {
 	if cn.size > c.budget {
 		return
 	}
-	c.fifoMu.Lock(ep)
-	// The free-byte counter and the queue's tail: two contended lines.
-	ep.Compute(2 * cost.CachelineTransfer())
-	c.fifo = append(c.fifo, cn)
+	// The ticket: a fetch-and-add on the queue's tail counter.
+	c.tailLine.Touch(ep)
+	mq := &c.micro[c.tail.Add(1)%microQueues]
+	mq.Lock(ep)
+	ep.Compute(cost.CachelineTransfer()) // the micro-queue's tail line
 	c.mu.Lock()
+	c.fifo = append(c.fifo, cn)
 	if old := c.nodes[addr]; old != nil {
 		old.gone = true
 		c.used -= old.size
@@ -158,15 +187,18 @@ func (c *radixCache) add(ep transport.Endpoint, addr transport.GAddr, n node) {
 		delete(c.nodes, v.addr)
 		c.used -= v.size
 	}
-	c.mu.Unlock()
 	if c.head > 1024 && c.head*2 > len(c.fifo) {
 		c.fifo = append([]*cnode(nil), c.fifo[c.head:]...)
 		c.head = 0
 	}
+	c.mu.Unlock()
+	mq.Unlock()
+	// The free-byte counter's fetch-and-add, and a line per node evicted
+	// from the queue's head.
+	c.freeLine.Touch(ep)
 	if pops > 0 {
 		ep.Compute(int64(pops) * cost.CachelineTransfer())
 	}
-	c.fifoMu.Unlock()
 }
 
 // invalidate drops a stale copy (its slot led to a node or leaf that no

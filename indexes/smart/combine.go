@@ -36,7 +36,16 @@ type bucket struct {
 	writes map[string]*writeGroup
 }
 
-func newLocalTable() *localTable { return &localTable{} }
+// newLocalTable makes the table with ticket locks, as SMART's
+// LocalLockTable.h (acquire_local_read_lock / acquire_local_write_lock:
+// 8-bit tickets, waiters yield their coroutine).
+func newLocalTable() *localTable {
+	t := &localTable{}
+	for i := range t.buckets {
+		t.buckets[i].mu.Kind = transport.LockTicket
+	}
+	return t
+}
 
 func (t *localTable) bucket(key []byte) *bucket {
 	// A fixed-seed FNV-1a spreads keys over buckets deterministically.

@@ -52,6 +52,16 @@ type localLocks struct {
 
 const localLockStripes = 4096
 
+// newLocalLocks makes the stripes ticket locks, the kind of SMART's
+// hierarchical local lock (src/Tree.cpp, lock_node's acquire_local_lock).
+func newLocalLocks() *localLocks {
+	l := &localLocks{}
+	for i := range l.stripes {
+		l.stripes[i].Kind = transport.LockTicket
+	}
+	return l
+}
+
 func (l *localLocks) of(a transport.GAddr) *transport.Mutex {
 	return &l.stripes[uint64(a)*0x9e3779b97f4a7c15>>52]
 }

@@ -82,7 +82,7 @@ func New(env indexes.Env, p indexes.Params) (indexes.Index, error) {
 		x.nodes[n] = &computeNode{
 			cache: newRadixCache(env.CacheBytes),
 			table: newLocalTable(),
-			locks: &localLocks{},
+			locks: newLocalLocks(),
 			alloc: transport.NewAllocator(f, 0),
 		}
 	}

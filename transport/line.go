@@ -1,0 +1,38 @@
+package transport
+
+import (
+	"sync"
+
+	"github.com/dmbench/dmbench/cost"
+)
+
+// Line is one contended cache line of a compute node: a shared counter, a
+// queue's tail, a ticket word. Cores get it one at a time, so the atomic
+// operations of many cores on one line serialise however few instructions
+// each is. A touch from a core other than the line's last holder waits
+// until the line is free, then moves it (cost.CachelineTransfer) with the
+// core stalled meanwhile; a touch from the core that holds it is free.
+// The cost is charged as Compute, so only the simulator sees it.
+// The zero value is a line no core holds.
+type Line struct {
+	mu    sync.Mutex
+	owner core
+	held  bool
+	free  int64 // ns: when the last transfer completes
+}
+
+// Touch is one access of ep's core to the line: an atomic increment, a
+// store, the read of a word another core wrote.
+func (l *Line) Touch(ep Endpoint) {
+	c := coreOf(ep)
+	now := ep.Now()
+	l.mu.Lock()
+	if l.held && l.owner == c {
+		l.mu.Unlock()
+		return
+	}
+	end := max(now, l.free) + cost.CachelineTransfer()
+	l.owner, l.held, l.free = c, true, end
+	l.mu.Unlock()
+	ep.Compute(end - now)
+}
