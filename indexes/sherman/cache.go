@@ -56,20 +56,12 @@ func newNodeCache(l *layout, budget uint64) *nodeCache {
 }
 
 // ordered is a cached node's place in its level: its low fence's prefix,
-// compared as integers, and the node, whose whole fence breaks a tie.
-type ordered struct {
-	p keyorder.Prefix
-	n *cachedNode
-}
+// compared as integers, then the whole fence.
+type ordered = keyorder.Item[*cachedNode]
 
-func (n *cachedNode) ordered() ordered { return ordered{p: keyorder.Of([]byte(n.low)), n: n} }
+func (n *cachedNode) ordered() ordered { return ordered{P: keyorder.Of([]byte(n.low)), V: n} }
 
-func lessLow(a, b ordered) bool {
-	if c := a.p.Compare(b.p); c != 0 {
-		return c < 0
-	}
-	return a.n.low < b.n.low
-}
+var lessLow = keyorder.Less(func(n *cachedNode) string { return n.low })
 
 // lookup returns the cached node of level lvl whose range covers key.
 // probe is the caller's own scratch node.
@@ -84,8 +76,8 @@ func (nc *nodeCache) lookup(lvl int, key []byte, probe *cachedNode) *cachedNode 
 	probe.low = unsafe.String(unsafe.SliceData(key), len(key))
 	defer func() { probe.low = "" }()
 	var found *cachedNode
-	nc.levels[lvl-1].DescendLessOrEqual(ordered{p: keyorder.Of(key), n: probe}, func(o ordered) bool {
-		found = o.n
+	nc.levels[lvl-1].DescendLessOrEqual(ordered{P: keyorder.Of(key), V: probe}, func(o ordered) bool {
+		found = o.V
 		return false
 	})
 	if found == nil || !nc.l.covers(found.image, key) {
@@ -108,7 +100,7 @@ func (nc *nodeCache) insert(addr transport.GAddr, image []byte, rng *rand.Rand) 
 		nc.levels = append(nc.levels, btree.NewG(16, lessLow))
 	}
 	if prev, had := nc.levels[n.level-1].ReplaceOrInsert(n.ordered()); had {
-		old := prev.n
+		old := prev.V
 		n.pos = old.pos
 		n.freq.Store(old.freq.Load())
 		nc.all[n.pos] = n

@@ -62,3 +62,22 @@ func Compare(p Prefix, a []byte, q Prefix, b []byte) int {
 	}
 	return bytes.Compare(a, b)
 }
+
+// Item is a value in key order: its key's prefix, compared as integers,
+// and the value, whose full key (got through the ordering's key function)
+// breaks a tie.
+type Item[T any] struct {
+	P Prefix
+	V T
+}
+
+// Less orders Items by the keys key gives their values: a B-tree's less
+// function.
+func Less[T any, K ~string | ~[]byte](key func(T) K) func(a, b Item[T]) bool {
+	return func(a, b Item[T]) bool {
+		if c := a.P.Compare(b.P); c != 0 {
+			return c < 0
+		}
+		return string(key(a.V)) < string(key(b.V))
+	}
+}
