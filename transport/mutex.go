@@ -11,7 +11,7 @@ import (
 // decides what handing the lock from one core to the next costs when
 // several cores want it, the physics behind the collapse of
 // non-scalable locks (Boyd-Wickizer, Kaashoek, Morris and Zeldovich,
-// "Non-scalable locks are dangerous", Linux Symposium 2012, section 3):
+// "Non-scalable locks are dangerous", Linux Symposium 2012):
 // with waiters spinning on one shared word, a release invalidates every
 // spinner's copy of the line and their re-reads are served one at a time,
 // so the time for the lock to reach its next holder grows linearly with
@@ -50,9 +50,10 @@ func (k LockKind) String() string {
 //   - ticket and spin: 1 + (spinners-1)/2. The release's invalidation
 //     and the new holder's fetch, behind on average half of the other
 //     spinners' fetches, which the line's home serves one at a time
-//     (Boyd-Wickizer et al., section 3.2's model). A spinlock's waiters
-//     race with atomic exchanges rather than reads; the winner is as
-//     likely to be any of them, which gives the same mean. dmbench still
+//     (the Markov model of ticket locks in Boyd-Wickizer et al.). A
+//     spinlock's waiters race with atomic exchanges rather than reads;
+//     the winner is as likely to be any of them, which gives the same
+//     mean. dmbench still
 //     hands a spinlock over in arrival order, so that runs stay
 //     deterministic: its unfairness is not modelled, its cost is.
 func (k LockKind) HandoffNs(spinners int) int64 {
