@@ -97,10 +97,11 @@
 // and the nodes an insert creates. Space is counted against
 // Env.CacheBytes (32 bytes plus the slots of the node's type per copy);
 // admission and eviction go through one FIFO queue and free-byte counter
-// per compute node, a transport Mutex whose holder pays a cache-line
-// transfer per counter update and queue operation, so that concurrent
-// admissions queue in virtual time as DEX section 8.2 observed (49% of
-// CPU at 144 threads). A copy is dropped when a slot it holds proves
+// per compute node, as the artifact's tbb::concurrent_queue and atomic
+// counter: a ticket taken on the queue's tail line, a turn on one of its
+// eight micro-queues (ticket locks), and the counter's line, so that
+// concurrent admissions queue in virtual time as DEX section 8.2 observed
+// (49% of CPU at 144 threads). A copy is dropped when a slot it holds proves
 // stale, and after a type switch or prefix split of its node.
 // Info.CacheBytes is the bytes in use; CacheHits counts lookups that used
 // at least one cached node.
