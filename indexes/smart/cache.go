@@ -69,10 +69,6 @@ func cnodeBytes(typ int) uint64 { return 32 + 8*uint64(capacity(typ)) }
 const microQueues = 8
 
 func newRadixCache(budget uint64) *radixCache {
-	// SMART's FIFO is a tbb::concurrent_queue (src/RadixCache.cpp,
-	// node_queue) and its byte budget an atomic counter: pushers take a
-	// ticket by fetch-and-add and spin until their turn, which costs as a
-	// ticket lock does.
 	c := &radixCache{budget: budget, nodes: map[transport.GAddr]*cnode{}}
 	for i := range c.micro {
 		c.micro[i].Kind = transport.LockTicket
