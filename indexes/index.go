@@ -75,6 +75,14 @@ type Env struct {
 	// fixes a structure for the paper's data set scales it by this (DEX's
 	// subtree level M).
 	Records uint64
+	// Attach says the index already exists on the memory nodes: another
+	// compute node built it (and maybe loaded it) and published it ready
+	// in the superblock (Claim, Publish). New then opens it from what is
+	// in memory (its roots in the meta area) and lays nothing out again;
+	// the two instances share no Go object, as when the compute nodes are
+	// processes of their own (dmbench computenode, go-ycsb's run after its
+	// load). The conformance suite's Split case checks it.
+	Attach bool
 }
 
 // Combiner is an index whose compute nodes serve concurrent operations on

@@ -33,7 +33,13 @@ type Spec struct {
 	// its own key range). The conformance suite then hands each key's
 	// writes to its owner; reads still come from every compute node.
 	Partitioned func(p Params) bool
-	New         func(env Env, p Params) (Index, error)
+	// Oracle, when not empty, says why the index cannot run with its
+	// compute nodes in separate processes: it is a bound whose definition
+	// is state that every compute node sees at no cost (the ideal index's
+	// directory). Attaching to it fails with this reason, and the
+	// conformance suite's Split case skips it.
+	Oracle string
+	New    func(env Env, p Params) (Index, error)
 }
 
 var (
@@ -85,15 +91,31 @@ func Specs() []Spec {
 	return specs
 }
 
-// Build resolves raw parameters against the spec and builds the index.
+// Build resolves raw parameters against the spec and builds the index,
+// stamping its identity into the superblock; with env.Attach it checks
+// that the superblock holds this index, published ready, and attaches.
 func (s Spec) Build(env Env, raw map[string]string) (Index, error) {
 	p, err := s.Resolve(raw)
 	if err != nil {
 		return nil, err
 	}
+	ep := env.Fabric.Setup(env.Fabric.Config().ComputeNodeIDs()[0])
+	if env.Attach {
+		if s.Oracle != "" {
+			return nil, fmt.Errorf("%s cannot attach from another compute node: %s", s.Name, s.Oracle)
+		}
+		if err := check(ep, env.Fabric, s.Name, p, env); err != nil {
+			return nil, err
+		}
+	}
 	idx, err := s.New(env, p)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Name, err)
+	}
+	if !env.Attach {
+		if err := stamp(ep, env.Fabric, s.Name, p, env); err != nil {
+			return nil, fmt.Errorf("%s: %w", s.Name, err)
+		}
 	}
 	return idx, nil
 }

@@ -37,4 +37,9 @@
 // memory mode) is retried, the only case where an operation issues more
 // verbs than listed. New slots come from the chunk allocator, whose rare RPCs
 // are the only other extra verbs.
+//
+// The oracle is why the bound runs only where every compute node is in one
+// process (sim, local, and tcp with in-process compute nodes): attaching
+// from a compute node of its own (indexes.Env.Attach) fails, naming the
+// reason (Spec.Oracle), and the conformance suite's Split case skips it.
 package ideal

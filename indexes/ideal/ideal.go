@@ -17,6 +17,7 @@ func init() {
 		Name:    "ideal",
 		Paper:   "DMTree (FAST'26) section 2.2, Figure 3: Expected",
 		Summary: "the Expected bound: one READ per search, two verbs per insert and update",
+		Oracle:  "the Expected bound finds every key through a directory all compute nodes share in process memory at no cost, which no set of processes can have; run it on the sim or local fabric",
 		New:     New,
 	})
 }

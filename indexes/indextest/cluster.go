@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"runtime"
+	"slices"
 	"sort"
 	"sync/atomic"
 	"testing"
@@ -159,6 +160,12 @@ type Options struct {
 	// equal ranges by the first eight bytes, one per compute node in
 	// order (Partitions).
 	Partitioned bool
+	// Split gives every compute node an index instance of its own, as
+	// when compute nodes are processes: the first compute node claims the
+	// superblock and builds (and loads) the index; the others attach
+	// (indexes.Env.Attach) when the first clients start, after the load,
+	// and share no Go object with it.
+	Split bool
 }
 
 // Partitions are the lower bounds of n equal key ranges of size-byte keys,
@@ -179,7 +186,13 @@ type Instance struct {
 	Params indexes.Params
 	Env    indexes.Env
 	Fabric transport.Fabric
-	Index  indexes.Index
+	// Index is the instance built first, on the first compute node: the
+	// only one unless the Instance is split.
+	Index indexes.Index
+	// split holds, in a split Instance, every compute node's instance in
+	// the order of ComputeNodes once they have attached (nil before).
+	split    []indexes.Index
+	splitRun bool
 	// clock stamps operations on real fabrics (see Stamp).
 	clock atomic.Int64
 }
@@ -218,11 +231,53 @@ func New(t testing.TB, index string, params map[string]string, o Options) *Insta
 	if o.Partitioned {
 		env.Partitions = Partitions(len(o.Config.ComputeNodeIDs()), o.KeySize)
 	}
+	if o.Split {
+		won, err := indexes.Claim(f.Setup(o.Config.ComputeNodeIDs()[0]), f)
+		if err != nil || !won {
+			t.Fatalf("indextest: the first compute node claiming the superblock of a fresh fabric: won %v, error %v", won, err)
+		}
+	}
 	idx, err := spec.Build(env, params)
 	if err != nil {
 		t.Fatalf("indextest: building %s on %s: %v", index, o.Fabric, err)
 	}
-	return &Instance{Spec: spec, Params: p, Env: env, Fabric: f, Index: idx}
+	return &Instance{Spec: spec, Params: p, Env: env, Fabric: f, Index: idx, splitRun: o.Split}
+}
+
+// attach, in a split Instance, publishes the index the first compute node
+// built and loaded and attaches every other compute node's instance to it,
+// once: what a cluster of compute-node processes does when the loader is
+// done.
+func (in *Instance) attach(t testing.TB) {
+	t.Helper()
+	if !in.splitRun || in.split != nil {
+		return
+	}
+	nodes := in.ComputeNodes()
+	if err := indexes.Publish(in.Fabric.Setup(nodes[0]), in.Fabric); err != nil {
+		t.Fatalf("indextest: %v", err)
+	}
+	env := in.Env
+	env.Attach = true
+	in.split = []indexes.Index{in.Index}
+	for _, n := range nodes[1:] {
+		if won, err := indexes.Claim(in.Fabric.Setup(n), in.Fabric); err != nil || won {
+			t.Fatalf("indextest: compute node %d claiming a published superblock: won %v, error %v", n, won, err)
+		}
+		idx, err := in.Spec.Build(env, in.Params)
+		if err != nil {
+			t.Fatalf("indextest: attaching compute node %d to %s on %s: %v", n, in.Spec.Name, in.Fabric.Name(), err)
+		}
+		in.split = append(in.split, idx)
+	}
+}
+
+// index is the instance compute node n's clients use.
+func (in *Instance) index(n transport.NodeID) indexes.Index {
+	if in.split == nil {
+		return in.Index
+	}
+	return in.split[slices.Index(in.ComputeNodes(), n)]
 }
 
 // Owner is the compute node whose partition holds key, and false when the
@@ -246,6 +301,9 @@ func (in *Instance) ComputeNodes() []transport.NodeID {
 // on, failing t if BulkLoad fails.
 func (in *Instance) Load(t testing.TB, keys, vals [][]byte) {
 	t.Helper()
+	if in.split != nil {
+		t.Fatalf("indextest: Load after the compute nodes of a split instance attached: load first")
+	}
 	if len(keys) != len(vals) {
 		t.Fatalf("indextest: Load of %d keys with %d values", len(keys), len(vals))
 	}
@@ -294,7 +352,7 @@ func (in *Instance) GoAll(nodes []transport.NodeID, body func(w Worker, ep trans
 				w := Worker{ID: id, Node: n, Thread: th, Coroutine: co}
 				in.Fabric.Go(n, th, func(ep transport.Endpoint) {
 					g := newGuard(ep, sim)
-					body(w, g, in.Index.NewClient(g))
+					body(w, g, in.index(n).NewClient(g))
 				})
 				id++
 			}
@@ -314,6 +372,7 @@ func (in *Instance) Workers(nodes []transport.NodeID) int {
 // be stopped, and closing the fabric under them would crash less clearly.
 func (in *Instance) Run(t testing.TB) {
 	t.Helper()
+	in.attach(t)
 	done := make(chan error, 1)
 	go func() { done <- in.Fabric.Run() }()
 	timer := time.NewTimer(RunTimeout)

@@ -103,6 +103,16 @@
 // randomness from Endpoint.Rand only and depend on no map order, wall
 // clock or global state.
 //
+// Split (paper mode only): BulkLoad, Linearizable and StaleCaches again,
+// with every compute node on an index instance of its own, as when compute
+// nodes are processes (dmbench computenode). The first compute node claims
+// the superblock (indexes.Claim), builds and loads; then it publishes the
+// index and the others attach (indexes.Env.Attach): whatever one compute
+// node learns about the index reaches another only through memory and
+// counted RPCs, never through a shared Go object. An index whose definition
+// is shared process state (Spec.Oracle: the ideal bound) is skipped with
+// its reason.
+//
 // Throughout, every client call is also checked against the contract of
 // indexes.Client that needs no model: the index must keep none of the
 // caller's key and value slices (the suite scribbles over them after each

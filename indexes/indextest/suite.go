@@ -81,7 +81,7 @@ func (s Suite) Run(t *testing.T) {
 						c.tolerate = reason
 					}
 					for _, tc := range cases {
-						if tc.simOnly && fabric != Sim {
+						if tc.simOnly && fabric != Sim || tc.paperOnly && mode != transport.ModePaper {
 							continue
 						}
 						t.Run(tc.name, func(t *testing.T) { tc.run(t, c) })
@@ -94,9 +94,10 @@ func (s Suite) Run(t *testing.T) {
 
 // cases are the suite's cases; doc.go says what each checks.
 var cases = []struct {
-	name    string
-	run     func(*testing.T, *combo)
-	simOnly bool
+	name      string
+	run       func(*testing.T, *combo)
+	simOnly   bool
+	paperOnly bool
 }{
 	{name: "Sequential", run: testSequential},
 	{name: "BulkLoad", run: testBulkLoad},
@@ -105,6 +106,7 @@ var cases = []struct {
 	{name: "StaleCaches", run: testStaleCaches},
 	{name: "Deletes", run: testDeletes},
 	{name: "Deterministic", run: testDeterministic, simOnly: true},
+	{name: "Split", run: testSplit, paperOnly: true},
 }
 
 // combo is one fabric and memory mode of a suite.
@@ -118,6 +120,9 @@ type combo struct {
 	// partitioned is the index's Partitioned for its parameters: keys
 	// are written only by their owners.
 	partitioned bool
+	// split gives every compute node an index instance of its own
+	// (Options.Split).
+	split bool
 }
 
 // instance builds the index for a case: seed seeds the fabric.
@@ -132,7 +137,7 @@ func (c *combo) instance(t testing.TB, seed uint64, ks, vs int) *Instance {
 	}
 	return New(t, c.suite.Index, c.suite.Params, Options{
 		Fabric: c.fabric, Config: cfg, KeySize: ks, ValueSize: vs, CacheBytes: c.suite.CacheBytes,
-		Partitioned: c.partitioned,
+		Partitioned: c.partitioned, Split: c.split,
 	})
 }
 
