@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/dmbench/dmbench/indexes"
 	"github.com/dmbench/dmbench/transport"
@@ -57,6 +58,23 @@ type Config struct {
 	// JSON when nil, so that configurations of the other fabrics hash as
 	// they did before the verbs fabric existed (saved runs stay valid).
 	Verbs *verbs.HCAOptions `json:",omitempty"`
+	// Process, when set, makes this process one compute node of a run
+	// whose compute nodes are processes of their own (dmbench
+	// computenode, tcp fabric). Left out of the JSON when nil, as Verbs.
+	Process *Process `json:",omitempty"`
+}
+
+// Process is where a compute-node process meets the others of its run.
+type Process struct {
+	// Rendezvous is the host:port of the run's rendezvous (dmbench
+	// memnode --rendezvous on the first memory node).
+	Rendezvous string
+	// Listen is where this compute node's server listens, reachable by
+	// the other compute nodes.
+	Listen string
+	// Wait bounds every wait for the others: at the rendezvous's
+	// exchanges and for the loader to publish the index.
+	Wait time.Duration
 }
 
 // Repartition is a scale-out in the measured phase (DEX section 4,
@@ -98,6 +116,12 @@ func (c *Config) Validate() error {
 	}
 	if len(c.MemNodes) > 0 && c.Fabric != "tcp" && c.Fabric != "verbs" {
 		bad("memory-node addresses %v need the tcp or verbs fabric, not %s", c.MemNodes, c.Fabric)
+	}
+	if c.Process != nil && (c.Fabric != "tcp" || len(c.MemNodes) == 0) {
+		bad("a compute node in a process of its own needs the tcp fabric and running memory nodes (--memnodes), not the %s fabric", c.Fabric)
+	}
+	if c.Process != nil && c.Repartition != nil {
+		bad("repartitioning moves keys to a spare compute node in the same process: it cannot run with compute nodes in processes of their own")
 	}
 	if c.Fabric == "verbs" && len(c.MemNodes) == 0 {
 		bad("the verbs fabric needs memory-node addresses: memory nodes started with dmbench memnode --verbs")

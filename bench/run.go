@@ -24,9 +24,23 @@ func Build(c *Config) (transport.Fabric, indexes.Index, error) {
 	if err := c.Validate(); err != nil {
 		return nil, nil, err
 	}
-	tc, err := c.cluster()
+	f, err := c.fabric(tcp.Options{MemNodes: c.MemNodes, Key: c.ClusterKey})
 	if err != nil {
 		return nil, nil, err
+	}
+	idx, err := c.index(f, false)
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, idx, nil
+}
+
+// fabric makes the run's fabric; opt places the tcp fabric's nodes.
+func (c *Config) fabric(opt tcp.Options) (transport.Fabric, error) {
+	tc, err := c.cluster()
+	if err != nil {
+		return nil, err
 	}
 	var f transport.Fabric
 	switch c.Fabric {
@@ -36,29 +50,33 @@ func Build(c *Config) (transport.Fabric, indexes.Index, error) {
 	case "local":
 		f, err = local.New(tc)
 	case "tcp":
-		f, err = tcp.New(tc, tcp.Options{MemNodes: c.MemNodes, Key: c.ClusterKey})
+		f, err = tcp.New(tc, opt)
 	case "verbs":
-		opt := verbs.Options{TCP: tcp.Options{MemNodes: c.MemNodes, Key: c.ClusterKey}}
+		vopt := verbs.Options{TCP: opt}
 		if c.Verbs != nil {
-			opt.HCA = *c.Verbs
+			vopt.HCA = *c.Verbs
 		}
-		f, err = verbs.New(tc, opt)
+		f, err = verbs.New(tc, vopt)
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("build %s fabric: %w", c.Fabric, err)
+		return nil, fmt.Errorf("build %s fabric: %w", c.Fabric, err)
 	}
+	return f, nil
+}
+
+// index builds the run's index on f, or attaches to the one another
+// compute node built (indexes.Env.Attach).
+func (c *Config) index(f transport.Fabric, attach bool) (indexes.Index, error) {
 	loaded, err := c.Workload.LoadedRecords()
 	if err != nil {
-		f.Close()
-		return nil, nil, err
+		return nil, err
 	}
 	env := indexes.Env{Fabric: f, KeySize: c.Workload.KeySize, ValueSize: c.Workload.ValueSize(), CacheBytes: c.CacheBytes,
-		Records: uint64(loaded)}
+		Records: uint64(loaded), Attach: attach}
 	if c.Workload.PartitionedKeys {
 		parts, err := c.partitions()
 		if err != nil {
-			f.Close()
-			return nil, nil, err
+			return nil, err
 		}
 		for _, p := range parts {
 			env.Partitions = append(env.Partitions, p.Start)
@@ -67,14 +85,12 @@ func Build(c *Config) (transport.Fabric, indexes.Index, error) {
 	spec, _ := indexes.Lookup(c.Index) // validated
 	idx, err := spec.Build(env, c.Params)
 	if err != nil {
-		f.Close()
-		return nil, nil, err
+		return nil, err
 	}
 	if _, ok := idx.(indexes.Repartitioner); c.Repartition != nil && !ok {
-		f.Close()
-		return nil, nil, fmt.Errorf("index %s cannot repartition its compute nodes' keys: choose one of %s", c.Index, strings.Join(repartitioners(), ", "))
+		return nil, fmt.Errorf("index %s cannot repartition its compute nodes' keys: choose one of %s", c.Index, strings.Join(repartitioners(), ", "))
 	}
-	return f, idx, nil
+	return idx, nil
 }
 
 // partitions are the key ranges of the compute nodes that own keys from
@@ -99,8 +115,13 @@ func repartitioners() []string {
 	return names
 }
 
-// Run performs one run and returns its result.
+// Run performs one run and returns its result. With c.Process, this
+// process runs one compute node of the run, and the result is the whole
+// run's, merged from every compute node's.
 func Run(c Config) (*Result, error) {
+	if c.Process != nil {
+		return runProcess(c)
+	}
 	f, idx, err := Build(&c)
 	if err != nil {
 		return nil, err
@@ -135,6 +156,11 @@ type runner struct {
 	mu       sync.Mutex // guards failure on the local fabric
 	failure  error
 	loadWall time.Duration
+
+	// proc, in a compute-node process, is its rendezvous and position:
+	// the runner runs only that compute node's clients and meets the
+	// other processes before every phase. nil in a one-process run.
+	proc *member
 }
 
 func (r *runner) run() (*Result, error) {
@@ -145,12 +171,14 @@ func (r *runner) run() (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	loader := r.f.Setup(r.f.Config().ComputeNodeIDs()[0])
-	if err := r.idx.BulkLoad(loader, records); err != nil {
-		loaded, _ := w.LoadedRecords() // read before, by Records
-		return nil, fmt.Errorf("bulk load of %d records into %s: %w", loaded, c.Index, err)
+	if r.proc == nil {
+		loader := r.f.Setup(r.f.Config().ComputeNodeIDs()[0])
+		if err := r.idx.BulkLoad(loader, records); err != nil {
+			loaded, _ := w.LoadedRecords() // read before, by Records
+			return nil, fmt.Errorf("bulk load of %d records into %s: %w", loaded, c.Index, err)
+		}
+		r.loadWall = time.Since(start)
 	}
-	r.loadWall = time.Since(start)
 
 	r.clients, err = workloads.Cluster(c.ComputeNodes, c.Threads*c.Coroutines)
 	if err != nil {
@@ -192,11 +220,17 @@ func (r *runner) run() (*Result, error) {
 	if cb, ok := r.idx.(indexes.Combiner); ok {
 		r.combined[0], r.combined[1] = cb.CombiningSizes()
 	}
+	if err := r.proc.barrier("measure"); err != nil {
+		return nil, err
+	}
 	r.f.ResetStats()
 	wall := time.Now()
 	rec, err := r.phase(w.OperationCount, c.MaxPhaseNs, true)
 	if err != nil {
 		return nil, fmt.Errorf("measured phase: %w", err)
+	}
+	if r.proc != nil {
+		return r.merged(rec, time.Since(wall), before)
 	}
 	return r.result(rec, time.Since(wall), before)
 }
@@ -227,7 +261,7 @@ func (r *runner) phase(ops int64, cap int64, measured bool) (*recorder, error) {
 		}
 	}
 	for i, cl := range r.clients {
-		if cl.Node == spare && !measured {
+		if cl.Node == spare && !measured || !r.proc.runs(cl.Node) {
 			continue
 		}
 		rec := all
@@ -243,6 +277,11 @@ func (r *runner) phase(ops int64, cap int64, measured bool) (*recorder, error) {
 	}
 	if err := r.failure; err != nil {
 		return nil, err
+	}
+	if !measured {
+		if err := r.proc.barrier("warm-up"); err != nil {
+			return nil, err
+		}
 	}
 	if !shared {
 		all = newRecorder(window)
@@ -278,6 +317,9 @@ func (r *runner) readAll() error {
 			}
 			stride, first = int64(perNode), int64(cl.Index%perNode)
 		}
+		if !r.proc.runs(cl.Node) {
+			continue
+		}
 		th := (i / c.Coroutines) % c.Threads
 		r.f.Go(ids[cl.Node], th, func(ep transport.Endpoint) {
 			idx := r.idx.NewClient(ep)
@@ -296,7 +338,10 @@ func (r *runner) readAll() error {
 	if err := r.f.Run(); err != nil {
 		return err
 	}
-	return r.failure
+	if r.failure != nil {
+		return r.failure
+	}
+	return r.proc.barrier("read-all")
 }
 
 // body is one client's loop over its share of a phase. A spare's client

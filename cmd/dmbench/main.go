@@ -19,7 +19,7 @@ func main() { os.Exit(run(os.Args, os.Stderr)) }
 // failed run or bad input, 2 for a command line that does not parse.
 func run(args []string, stderr io.Writer) int {
 	usage := func(_ *cli.Context, err error, _ bool) error { return usageError{err} }
-	commands := []*cli.Command{runCommand(), reproduceCommand(), sweepCommand(), plotCommand(), claimsCommand(), compareCommand(), listCommand(), calibrateCommand(), memnodeCommand()}
+	commands := []*cli.Command{runCommand(), reproduceCommand(), sweepCommand(), plotCommand(), claimsCommand(), compareCommand(), listCommand(), calibrateCommand(), memnodeCommand(), computenodeCommand()}
 	for _, c := range commands {
 		c.OnUsageError = usage // one line of error, not a page of help
 	}

@@ -1,6 +1,9 @@
 package combine
 
-import "sort"
+import (
+	"encoding/json"
+	"sort"
+)
 
 // Sizes is the distribution of round sizes: how many operations each
 // remote operation served (1: no one was combined with the winner).
@@ -8,6 +11,28 @@ type Sizes struct {
 	counts map[int]uint64 // by size
 	rounds uint64
 	ops    uint64
+}
+
+// sizesJSON is Sizes as compute-node processes hand it to each other.
+type sizesJSON struct {
+	Counts map[int]uint64 `json:"counts"`
+	Rounds uint64         `json:"rounds"`
+	Ops    uint64         `json:"ops"`
+}
+
+// MarshalJSON encodes the distribution.
+func (s Sizes) MarshalJSON() ([]byte, error) {
+	return json.Marshal(sizesJSON{s.counts, s.rounds, s.ops})
+}
+
+// UnmarshalJSON decodes what MarshalJSON encoded.
+func (s *Sizes) UnmarshalJSON(b []byte) error {
+	var j sizesJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*s = Sizes{counts: j.Counts, rounds: j.Rounds, ops: j.Ops}
+	return nil
 }
 
 func (s *Sizes) add(n int) {

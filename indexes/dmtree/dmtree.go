@@ -65,7 +65,7 @@ func New(env indexes.Env, p indexes.Params) (indexes.Index, error) {
 			return nil, fmt.Errorf("variant %s keeps fingerprint tables on compute nodes: the cluster has none", variant)
 		}
 		g := fpbtree.NewGeometry(env.KeySize, env.ValueSize, o.Span, o.ISpan)
-		c, err := newCollaborative(env.Fabric, &g, uint64(p.Int("fp_region_bytes")), p.Int("vnodes"))
+		c, err := newCollaborative(env.Fabric, &g, uint64(p.Int("fp_region_bytes")), p.Int("vnodes"), env.Attach)
 		if err != nil {
 			return nil, err
 		}

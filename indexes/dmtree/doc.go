@@ -123,6 +123,27 @@
 // label the same way; in variant cache the lock CAS and unlock WRITE go
 // to the memory node, still in locking.
 //
+// # Compute nodes in processes
+//
+// The tree itself travels through memory as in package fpbtree (root
+// word, nodes, leaves). The fingerprint tables are on the compute nodes'
+// "dmtree-fp" regions, reached by verbs like any other memory: a compute
+// node that attaches (indexes.Env.Attach) looks the regions up
+// (Fabric.Region) instead of registering them, and finds the primary
+// tables the building node wrote during the bulk load there. Nothing else
+// needs to travel: the ring is a pure function of the fabric's
+// compute-node list and of vnodes (a parameter, so part of the
+// superblock's identity), so every process builds the same one; the
+// table allocator's stripes are per compute node, so each process
+// allocates from its own node's stripe only, and the building node's
+// stripe holds the bulk load's tables. Info's CacheBytes
+// counts the tables this instance allocated; a split run's total is the
+// sum over its compute nodes. Membership is the exception: the ring a
+// FailComputeNode swaps is the calling process's, and with compute nodes
+// in processes every survivor must be told (FailComputeNode on each; the
+// rebuild from the leaves is idempotent while writers are quiesced), the
+// failure detector's job that the paper leaves outside the index.
+//
 // # Deviations
 //
 //   - As package fpbtree: padded entry slots, bulk load fill, merge only
@@ -133,7 +154,7 @@
 //   - Cached copies are refreshed when read from the primary, never pushed
 //     asynchronously; a stale copy is found out by a miss or a mismatch.
 //   - Failure recovery runs with writers quiesced and rebuilds eagerly;
-//     membership is a shared ring swapped in process (no failure detector,
+//     membership is a ring swapped in each process (no failure detector,
 //     no verbs for membership), and a ring lookup is not charged as
 //     compute work.
 //   - Read delegation and write combining hand a result only to the

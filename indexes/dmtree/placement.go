@@ -27,12 +27,22 @@ type collaborative struct {
 	tables  atomic.Uint64
 }
 
-func newCollaborative(f transport.Fabric, g *fpbtree.Geometry, regionBytes uint64, vnodes int) (*collaborative, error) {
+// newCollaborative registers the table regions, or with attach looks up
+// those the building compute node registered, which hold the tables it
+// wrote (fp_region_bytes is part of the superblock's identity, so their
+// size agrees).
+func newCollaborative(f transport.Fabric, g *fpbtree.Geometry, regionBytes uint64, vnodes int, attach bool) (*collaborative, error) {
 	p := &collaborative{g: g, size: regionBytes, base: map[transport.NodeID]transport.GAddr{}, stripe: map[transport.NodeID]int{}}
 	p.compute = f.Config().ComputeNodeIDs()
 	p.next = make([]atomic.Uint64, len(p.compute))
 	for i, n := range p.compute {
-		r, err := f.AddRegion(n, regionName, regionBytes)
+		var r transport.Region
+		var err error
+		if attach {
+			r, err = f.Region(n, regionName)
+		} else {
+			r, err = f.AddRegion(n, regionName, regionBytes)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("fingerprint-table region on compute node %d: %w", n, err)
 		}

@@ -78,6 +78,21 @@
 // hashing and probing, and the lock CAS and unlock WRITE are locking at
 // the memory node. Package dmtree's doc lists what each step covers.
 //
+// # Compute nodes in processes
+//
+// Everything the compute nodes share is on the memory nodes: the root
+// word (first word of memory node 0's main region), the nodes and leaves
+// with their tables and lock words, and the chunk allocator behind
+// transport.Allocator (an RPC to the memory node). A compute node that
+// attaches (indexes.Env.Attach) therefore lays nothing out: NewTree skips
+// the empty tree, and the first cache miss READs the root word and walks
+// down to the tree the building node loaded, exactly as a cold cache does
+// in a single process. What stays in Go is per compute node: the internal
+// cache, the local lock queues, the combining buffers and the allocator's
+// current chunk. Info's MemoryBytes counts the nodes this instance
+// allocated (the building node's counts the bulk load), so a split run's
+// footprint is the sum over its compute nodes' instances.
+//
 // # Deviations
 //
 //   - Entry slots are padded to a power of two so an entry never straddles

@@ -54,7 +54,8 @@ type nodeState struct {
 	combine combining
 }
 
-// NewTree builds an empty tree: one empty leaf under a one-entry root.
+// NewTree builds an empty tree: one empty leaf under a one-entry root;
+// with env.Attach it opens the tree another compute node built.
 func NewTree(env indexes.Env, o Options) (*Tree, error) {
 	if env.KeySize < 1 || env.ValueSize < 0 {
 		return nil, fmt.Errorf("key size %d, value size %d: need a positive key size", env.KeySize, env.ValueSize)
@@ -83,6 +84,11 @@ func NewTree(env indexes.Env, o Options) (*Tree, error) {
 			locks: map[transport.GAddr]*localLock{},
 		}
 		t.nodes[i].combine.reads.Window = o.ReadWindow
+	}
+	if env.Attach {
+		// The tree is in memory already, reachable from the root word
+		// that every traversal READs; a second build would replace it.
+		return t, nil
 	}
 	if err := t.build(f.Setup(cfg.ComputeNodeIDs()[0]), nil); err != nil {
 		return nil, fmt.Errorf("empty tree: %w", err)

@@ -178,7 +178,7 @@ func (c *clientConn) read(fr *frameReader) {
 		switch typ {
 		case frameBatchReply:
 			cl.err = decodeBatchReply(p, cl.ops)
-		case frameCallReply, frameRegion:
+		case frameCallReply, frameRegion, frameWelcome:
 			cl.payload = slices.Clone(p)
 			cl.err = nil
 		case frameError:

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"time"
 
@@ -30,6 +31,19 @@ type Options struct {
 	// is the one asked for (go-ycsb's run after its load); otherwise every
 	// fabric starts from zeroed memory.
 	Keep bool
+	// Compute, when not nil, lists the compute nodes this process runs
+	// (dmbench computenode): the others are processes of their own. It
+	// needs MemNodes and Key, and Peers.
+	Compute []transport.NodeID
+	// Listen is where the servers of this process's compute nodes listen
+	// ("": 127.0.0.1 on a free port). Give a reachable host:port when
+	// other processes run compute nodes.
+	Listen string
+	// Peers, with Compute, is called once this process's compute-node
+	// servers listen, with their addresses, and returns every compute
+	// node's server address in the order of Config.ComputeNodeIDs: the
+	// exchange a rendezvous does.
+	Peers func(own map[transport.NodeID]string) ([]string, error)
 }
 
 // Fabric is the tcp fabric: every node's regions are served by a Server,
@@ -86,6 +100,9 @@ func New(cfg transport.Config, opt Options) (*Fabric, error) {
 			return nil, fmt.Errorf("tcp: drawing a cluster key: %w", err)
 		}
 	}
+	if err := opt.checkCompute(cfg); err != nil {
+		return nil, err
+	}
 	opt.Conns = max(opt.Conns, 1)
 	now := time.Now()
 	f := &Fabric{cfg: cfg, opt: opt, start: now, window: now}
@@ -99,8 +116,34 @@ func New(cfg transport.Config, opt Options) (*Fabric, error) {
 			addrs[l.Node] = opt.MemNodes[l.Node]
 			continue
 		}
-		if addrs[l.Node], err = f.startServer(nd, l, memory); err != nil {
+		if !memory && !f.hosts(l.Node) {
+			continue // a compute node of another process: Peers gives its address
+		}
+		listen := "127.0.0.1:0"
+		if !memory && opt.Listen != "" {
+			listen = opt.Listen
+		}
+		if addrs[l.Node], err = f.startServer(nd, l, memory, listen); err != nil {
 			return fail(err)
+		}
+	}
+	if opt.Compute != nil {
+		own := map[transport.NodeID]string{}
+		for _, n := range opt.Compute {
+			own[n] = addrs[n]
+		}
+		all, err := opt.Peers(own)
+		if err != nil {
+			return fail(fmt.Errorf("tcp: exchanging compute-node addresses: %w", err))
+		}
+		ids := cfg.ComputeNodeIDs()
+		if len(all) != len(ids) {
+			return fail(fmt.Errorf("tcp: the exchange gave %d compute-node addresses for %d compute nodes", len(all), len(ids)))
+		}
+		for i, n := range ids {
+			if addrs[n] == "" {
+				addrs[n] = all[i]
+			}
 		}
 	}
 	f.peers = make([]*peer, len(layouts))
@@ -118,8 +161,33 @@ func New(cfg transport.Config, opt Options) (*Fabric, error) {
 	return f, nil
 }
 
-// startServer starts the server of node nd, laid out as l, on loopback.
-func (f *Fabric) startServer(nd *node, l transport.Layout, memory bool) (string, error) {
+// hosts reports whether compute node n runs in this process.
+func (f *Fabric) hosts(n transport.NodeID) bool {
+	return f.opt.Compute == nil || slices.Contains(f.opt.Compute, n)
+}
+
+// checkCompute checks the options of a process that runs some of the
+// compute nodes.
+func (o *Options) checkCompute(cfg transport.Config) error {
+	if o.Compute == nil {
+		return nil
+	}
+	if len(o.MemNodes) == 0 || o.Peers == nil {
+		return errors.New("tcp: compute nodes in processes of their own need the memory nodes' addresses and an address exchange (a rendezvous)")
+	}
+	if len(o.Compute) == 0 {
+		return errors.New("tcp: a compute-node process runs at least one compute node")
+	}
+	for _, n := range o.Compute {
+		if int(n) >= cfg.NodeCount() || cfg.Role(n) != transport.RoleCompute {
+			return fmt.Errorf("tcp: node %d is not a compute node (compute nodes are %v)", n, cfg.ComputeNodeIDs())
+		}
+	}
+	return nil
+}
+
+// startServer starts the server of node nd, laid out as l, on listen.
+func (f *Fabric) startServer(nd *node, l transport.Layout, memory bool, listen string) (string, error) {
 	srv, err := NewServer(ServerConfig{Key: f.opt.Key, Cores: f.cfg.Cores(nd.id),
 		NewCore: func(s *Server, core int) transport.Endpoint {
 			ep := f.newEndpoint(nd.id, core, stream(nd.id, handlerThread, core), true, s)
@@ -134,7 +202,7 @@ func (f *Fabric) startServer(nd *node, l transport.Layout, memory bool) (string,
 	if err := srv.Configure(nd.id, f.cfg.Mode, main, device, memory, true); err != nil {
 		return "", fmt.Errorf("tcp: node %d: %w", nd.id, err)
 	}
-	return srv.Listen("127.0.0.1:0")
+	return srv.Listen(listen)
 }
 
 func regionSize(l transport.Layout, name string) uint64 {
@@ -150,7 +218,9 @@ func regionSize(l transport.Layout, name string) uint64 {
 // connection (fresh memory unless Options.Keep); its welcome must match.
 func (f *Fabric) connect(l transport.Layout, addr string) (*peer, error) {
 	p := &peer{node: l.Node, addr: addr}
-	remote := f.nodes[l.Node].srv == nil
+	// A memory node in a process of its own is told its layout; a compute
+	// node in one has its own and says what it holds.
+	remote := f.nodes[l.Node].srv == nil && f.cfg.Role(l.Node) == transport.RoleMemory
 	for i := range f.opt.Conns {
 		h := hello{node: l.Node, mode: f.cfg.Mode, configure: remote,
 			fresh: remote && i == 0 && !f.opt.Keep,
@@ -230,12 +300,42 @@ func (f *Fabric) Regions(n transport.NodeID) []transport.Region {
 	return append([]transport.Region(nil), f.peers[n].layout.Load().Regions...)
 }
 
-// Region returns node n's region called name.
+// Region returns node n's region called name. A compute node's regions
+// may have been added by another process (an index's compute-node
+// regions, added by the compute node that built it): a name this process
+// has not seen is looked up again at the node's server.
 func (f *Fabric) Region(n transport.NodeID, name string) (transport.Region, error) {
 	if _, err := f.node(n); err != nil {
 		return transport.Region{}, err
 	}
-	return f.peers[n].layout.Load().Lookup(name)
+	rg, err := f.peers[n].layout.Load().Lookup(name)
+	if err != nil && f.cfg.Role(n) == transport.RoleCompute {
+		if rerr := f.refresh(n); rerr != nil {
+			return transport.Region{}, errors.Join(err, rerr)
+		}
+		rg, err = f.peers[n].layout.Load().Lookup(name)
+	}
+	return rg, err
+}
+
+// refresh reloads node n's layout from its server.
+func (f *Fabric) refresh(n transport.NodeID) error {
+	p := f.peers[n]
+	if srv := f.nodes[n].srv; srv != nil {
+		l := srv.mem().view.Load().layout
+		p.layout.Store(&l)
+		return nil
+	}
+	cl := newCall()
+	if err := p.conn(0).roundTrip(cl, appendLayout); err != nil {
+		return fmt.Errorf("tcp: reading node %d's layout: %w", n, err)
+	}
+	wel, err := decodeWelcome(cl.payload)
+	if err != nil {
+		return fmt.Errorf("tcp: node %d's layout: %w", n, err)
+	}
+	p.layout.Store(&transport.Layout{Node: n, Regions: wel.regions})
+	return nil
 }
 
 // AddRegion registers a region of size bytes on node n, after its others,
@@ -285,6 +385,9 @@ func (f *Fabric) Handle(n transport.NodeID, method uint16, h transport.Handler) 
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if nd.srv == nil && f.cfg.Role(n) == transport.RoleCompute {
+		return // the compute node's own process registers its handlers
+	}
 	if nd.srv == nil {
 		f.unserved = errors.Join(f.unserved, fmt.Errorf("tcp: the handler for method %#04x on memory node %d cannot run there: the node is a process of its own (%s), and it serves only the chunk allocator", method, n, f.peers[n].addr))
 		return

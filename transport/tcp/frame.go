@@ -36,10 +36,11 @@ const (
 	frameAddRegion                  // client → server: size, name
 	frameRegion                     // server → client: the region added
 	frameError                      // server → client: what was wrong, naming it
+	frameLayout                     // client → server: no payload; answered by a welcome
 )
 
 // protocolVersion changes with any change to the frame layout.
-const protocolVersion = 1
+const protocolVersion = 2
 
 // nonceBytes and macBytes size the key challenge and its answer
 // (HMAC-SHA256 of the nonce under the cluster key).
@@ -444,6 +445,11 @@ func decodeRegionReply(p []byte, n transport.NodeID) (transport.Region, error) {
 		return transport.Region{}, fmt.Errorf("region: %w", err)
 	}
 	return rg, nil
+}
+
+func appendLayout(b []byte, id uint64) []byte {
+	b, s := beginFrame(b, frameLayout, id)
+	return endFrame(b, s)
 }
 
 func appendU64(b []byte, v uint64) []byte { return binary.LittleEndian.AppendUint64(b, v) }

@@ -36,6 +36,9 @@ func (f *Fabric) checkClient(n transport.NodeID, thread int) error {
 	if int(n) >= len(f.nodes) || f.cfg.Role(n) != transport.RoleCompute {
 		return fmt.Errorf("tcp: Go on node %d: clients run on compute nodes %v", n, f.cfg.ComputeNodeIDs())
 	}
+	if !f.hosts(n) {
+		return fmt.Errorf("tcp: Go on node %d: the compute node runs in another process; this one runs %v", n, f.opt.Compute)
+	}
 	if thread < 0 || thread >= f.cfg.Threads {
 		return fmt.Errorf("tcp: Go on node %d thread %d: threads are 0-%d", n, thread, f.cfg.Threads-1)
 	}

@@ -408,6 +408,13 @@ func (sc *serverConn) handle(typ byte, id uint64, p []byte) {
 			rg, err = sc.g.addRegion(name, size, false)
 		}
 		reply(err, func(b []byte) []byte { return appendRegionReply(b, id, rg) })
+	case frameLayout:
+		var err error
+		if len(p) != 0 {
+			err = fmt.Errorf("%w: layout request with %d bytes of payload, want none", errFrame, len(p))
+		}
+		wel := welcome{node: sc.g.node, cores: uint16(sc.s.cfg.Cores), mode: sc.g.mode, regions: sc.g.view.Load().layout.Regions}
+		reply(err, func(b []byte) []byte { return appendWelcome(b, id, &wel) })
 	case frameHello:
 		reply(errors.New("a second hello on an open connection"), nil)
 	default:
