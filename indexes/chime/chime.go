@@ -55,7 +55,9 @@ type Chime struct {
 	inners    atomic.Uint64
 }
 
-// New builds an empty CHIME: one empty leaf under a root at level 1.
+// New builds an empty CHIME: one empty leaf under a root at level 1. With
+// env.Attach it opens the CHIME another compute node built, leaving the
+// tree and its root pointer as they are.
 func New(env indexes.Env, p indexes.Params) (indexes.Index, error) {
 	if env.KeySize <= 0 || env.ValueSize < 0 {
 		return nil, fmt.Errorf("key size %d and value size %d: need a positive key size", env.KeySize, env.ValueSize)
@@ -91,6 +93,13 @@ func New(env indexes.Env, p indexes.Params) (indexes.Index, error) {
 		if !x.maskedCAS {
 			x.hints[i] = newLockHints()
 		}
+	}
+	if env.Attach {
+		// The root pointer in the meta area is the tree's only entry
+		// point, and clients read it through their verbs on first use
+		// (client.root): an attaching compute node learns the tree from
+		// there and must not lay out a new one.
+		return x, nil
 	}
 	if err := x.init(f.Setup(cfg.MemoryNodeIDs()[0])); err != nil {
 		return nil, fmt.Errorf("initialising the tree: %w", err)

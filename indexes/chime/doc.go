@@ -136,6 +136,24 @@
 // CAS returned: 1 CAS when the guess holds, 2 when another node changed
 // the bitmap meanwhile. Info().Params records the mode.
 //
+// # Compute nodes in processes
+//
+// Everything the compute nodes share is on the memory nodes: the root
+// pointer (first word of memory node 0's main region), the internal nodes
+// and leaves with their versions, lock words and vacancy bitmaps, and the
+// chunk allocator behind transport.Allocator (an RPC to the memory node).
+// A compute node that attaches (indexes.Env.Attach) therefore lays
+// nothing out: New skips the empty tree, and the node's first operation
+// READs the root pointer and the root node and walks down to the tree the
+// building node loaded, as a cold cache does in a single process; a root
+// split by another node shows as a node whose level is too low or a high
+// fence it must follow (B-link). What stays in Go is per compute node: the
+// internal-node cache, the hotspot buffer, the local lock table, the
+// combining buffers, the plain-CAS lock hints and the allocator's current
+// chunk. Info's MemoryBytes counts the nodes this instance allocated (the
+// building node's counts the bulk load), so a split run's footprint is
+// the sum over its compute nodes' instances.
+//
 // # Deviations
 //
 //   - Entries carry no 16-bit hop bitmap: a writer rehashes the keys of the

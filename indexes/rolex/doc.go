@@ -98,6 +98,24 @@
 //
 // verbs_test.go checks these counts.
 //
+// # Compute nodes in processes
+//
+// Everything the compute nodes share is on the memory nodes: the root
+// word (first word of memory node 0's main region) naming the model
+// region, which holds the models, the leaves' upper fences and the leaf
+// arrays' bases; the leaves with their synonym pointers and lock words;
+// and the chunk allocator behind transport.Allocator (an RPC to the
+// memory node). Models and fences never change after the bulk load (no
+// retraining), so a compute node that attaches (indexes.Env.Attach) lays
+// nothing out: New skips the empty model and leaf, and the node's first
+// operation fetches the model region, as every compute node does in a
+// single process. What stays in Go is per compute node: its copy of the
+// model and the synonym chains it has seen, checked against the synonym
+// pointers of every leaf it reads, and the allocator's current chunk.
+// Info's MemoryBytes counts the leaf arrays and model region at the
+// building node and the synonym leaves each instance allocated, so a
+// split run's footprint is the sum over its compute nodes' instances.
+//
 // # Deviations
 //
 //   - Models come from the memory pool (above), not trained on each

@@ -46,7 +46,9 @@ type Rolex struct {
 	modelSize atomic.Uint64
 }
 
-// New builds an empty ROLEX: one leaf and a model without segments.
+// New builds an empty ROLEX: one leaf and a model without segments. With
+// env.Attach it opens the ROLEX another compute node built and loaded,
+// leaving its leaves, model region and root word as they are.
 func New(env indexes.Env, p indexes.Params) (indexes.Index, error) {
 	if env.KeySize <= 0 || env.ValueSize < 0 {
 		return nil, fmt.Errorf("key size %d and value size %d: need a positive key size", env.KeySize, env.ValueSize)
@@ -70,6 +72,13 @@ func New(env indexes.Env, p indexes.Params) (indexes.Index, error) {
 		x.allocs[i] = transport.NewAllocator(f, 0)
 		x.nodes[i] = newNodeState()
 		x.nodes[i].keyBytes = env.KeySize
+	}
+	if env.Attach {
+		// The model, the leaves' upper fences and the leaf arrays' bases
+		// live in the model region the root word names; each compute node
+		// READs them on its first operation (client.model), so an
+		// attaching one starts with an empty cache like any other.
+		return x, nil
 	}
 	if err := x.load(f.Setup(cfg.MemoryNodeIDs()[0]), nil); err != nil {
 		return nil, fmt.Errorf("initialising: %w", err)
