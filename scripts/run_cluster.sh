@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Runs one dmbench configuration on the tcp fabric across hosts: starts a
 # memory node (dmbench memnode) on every memory host over ssh, runs the
-# compute role (dmbench run --fabric tcp) on the compute host, copies its
-# result back, and stops everything it started.
+# compute role on the compute hosts, copies the result back, and stops
+# everything it started. With one compute host, every compute node runs in
+# one process there (dmbench run --fabric tcp); with several, each host
+# runs one compute node (dmbench computenode), and they meet at a
+# rendezvous the first memory node serves on its port + 1.
 #
 #   scripts/run_cluster.sh [options] HOSTS -- RUN-OPTIONS...
 #
@@ -14,14 +17,16 @@
 # HOSTS has one line per role: the role (memory or compute), the ssh
 # destination ([user@]host) and the address:port the role listens on and is
 # reached at; # starts a comment. Memory nodes take the ids 0, 1, ... in the
-# order of their lines. Compute nodes run in one process today, so HOSTS
-# names exactly one compute host; its address is optional and unused until
-# compute nodes run as processes of their own.
+# order of their lines. A single compute host needs no address; with
+# several, each gives the address:port its compute node serves the others
+# on, and the run's --compute-nodes is the number of compute hosts (the
+# script sets it).
 #
 #   # role   ssh destination   address:port
 #   memory   root@mem1         10.0.0.1:7400
 #   memory   root@mem2         10.0.0.2:7400
-#   compute  root@cn1
+#   compute  root@cn1          10.0.0.11:7500
+#   compute  root@cn2          10.0.0.12:7500
 #
 # RUN-OPTIONS go to dmbench run unchanged, except --fabric, --memnodes,
 # --key and --json, which this script sets. Each memory node runs with the
@@ -45,7 +50,9 @@
 # them: -F FILE, -i KEY, -o NAME=VALUE). ssh runs in batch mode: set up key
 # login first.
 #
-# The result is DIR/<run>/result.json, written only when the run succeeds.
+# The result is DIR/<run>/result.json, written only when the run succeeds:
+# the whole run's, merged from every compute node (the first compute
+# host's copy; every compute node writes the same).
 # On Ctrl-C, on any failure and at the end the script stops every process
 # it started and removes its files on the hosts; when something fails it
 # exits non-zero with one line naming the host and role at fault.
@@ -110,11 +117,14 @@ run_opts=("$@")
 # The memory nodes must run the handlers on as many cores as the run
 # expects; the script sets the flags that say where the cluster is.
 cores=
+compute_nodes=
 for ((i = 0; i < ${#run_opts[@]}; i++)); do
 	case ${run_opts[i]} in
 	--memory-cores) cores=${run_opts[i + 1]:-} ;;
 	--memory-cores=*) cores=${run_opts[i]#--memory-cores=} ;;
-	--fabric | --fabric=* | --memnodes | --memnodes=* | --key | --key=* | --json | --json=*)
+	--compute-nodes) compute_nodes=${run_opts[i + 1]:-} ;;
+	--compute-nodes=*) compute_nodes=${run_opts[i]#--compute-nodes=} ;;
+	--fabric | --fabric=* | --memnodes | --memnodes=* | --key | --key=* | --json | --json=* | --rendezvous | --rendezvous=* | --listen | --listen=*)
 		die "run option ${run_opts[i]%%=*}: this script sets it; leave it out" ;;
 	esac
 done
@@ -128,7 +138,8 @@ fi
 [[ -r $hosts_file ]] || die "hosts file $hosts_file: cannot read it"
 mem_dest=()
 mem_addr=()
-compute_dest=
+compute_dests=()
+compute_addr=()
 n=0
 while IFS= read -r line || [[ -n $line ]]; do
 	n=$((n + 1))
@@ -146,14 +157,27 @@ while IFS= read -r line || [[ -n $line ]]; do
 		mem_addr+=("$addr")
 		;;
 	compute)
-		[[ -z $compute_dest ]] || die "$where: a second compute host; compute nodes run in one process today, so name one"
-		compute_dest=$dest
+		[[ -z ${addr:-} || ${addr:-} =~ ^[^:]+:[0-9]+$ || ${addr:-} =~ ^\[.*\]:[0-9]+$ ]] ||
+			die "$where: compute role on $dest: '$addr' is not an address:port"
+		compute_dests+=("$dest")
+		compute_addr+=("${addr:-}")
 		;;
 	*) die "$where: role '$role': want memory or compute" ;;
 	esac
 done <"$hosts_file"
 [[ ${#mem_dest[@]} -gt 0 ]] || die "hosts file $hosts_file names no memory host"
-[[ -n $compute_dest ]] || die "hosts file $hosts_file names no compute host"
+[[ ${#compute_dests[@]} -gt 0 ]] || die "hosts file $hosts_file names no compute host"
+compute_dest=${compute_dests[0]}
+ncompute=${#compute_dests[@]}
+if [[ $ncompute -gt 1 ]]; then
+	for i in "${!compute_dests[@]}"; do
+		[[ -n ${compute_addr[i]} ]] ||
+			die "hosts file $hosts_file: compute role on ${compute_dests[i]} needs the address:port its compute node serves the others on (there are $ncompute compute hosts)"
+	done
+	[[ -z $compute_nodes || $compute_nodes == "$ncompute" ]] ||
+		die "run option --compute-nodes $compute_nodes: the hosts file names $ncompute compute hosts, one compute node each"
+	[[ -n $compute_nodes ]] || run_opts+=(--compute-nodes "$ncompute")
+fi
 
 if [[ -z $remote_bin ]]; then
 	[[ -x $dmbench ]] || die "--dmbench $dmbench: not an executable; build it with make or name it"
@@ -173,10 +197,10 @@ mkdir -p "$results"
 
 # What was started, for cleanup: remote work folders (host index -> folder)
 # and memory-node process ids.
-dest_of=("${mem_dest[@]}" "$compute_dest")
+dest_of=("${mem_dest[@]}" "${compute_dests[@]}")
 dirs=()
 mem_pid=()
-compute_started= # the local process that runs the compute role over ssh
+compute_started=() # by compute host: the local process running its role over ssh
 scratch=         # local: the generated key and ssh's control sockets
 
 # is_memnode prints a remote command that succeeds while process $1 is
@@ -194,11 +218,12 @@ cleanup() {
 	trap - EXIT INT TERM
 	set +e
 	local i d
-	if [[ -n $compute_started ]]; then
-		kill "$compute_started" 2>/dev/null
-		d=$(dir_of "${#mem_dest[@]}")
-		rssh "$compute_dest" "p=\$(cat $(q "$d/run.pid") 2>/dev/null) && kill \"\$p\" 2>/dev/null" 2>/dev/null
-	fi
+	for i in "${!compute_started[@]}"; do
+		[[ -n ${compute_started[i]} ]] || continue
+		kill "${compute_started[i]}" 2>/dev/null
+		d=$(dir_of $((${#mem_dest[@]} + i)))
+		rssh "${compute_dests[i]}" "p=\$(cat $(q "$d/run.pid") 2>/dev/null) && kill \"\$p\" 2>/dev/null" 2>/dev/null
+	done
 	for i in "${!mem_pid[@]}"; do
 		[[ -z ${mem_pid[i]} ]] ||
 			rssh "${mem_dest[i]}" "$(is_memnode "${mem_pid[i]}") && kill ${mem_pid[i]}" 2>/dev/null
@@ -250,10 +275,17 @@ bin_on() {
 	fi
 }
 
-# Start the memory nodes.
+# Start the memory nodes; with several compute hosts the first also serves
+# their rendezvous, on its port + 1.
+rendezvous=
+if [[ $ncompute -gt 1 ]]; then
+	rendezvous=${mem_addr[0]%:*}:$((${mem_addr[0]##*:} + 1))
+fi
 for i in "${!mem_dest[@]}"; do
 	d=$(dir_of "$i")
-	pid=$(rssh "${mem_dest[i]}" "cd $(q "$d") || exit 1; nohup $(q "$(bin_on "$i")") memnode --listen $(q "${mem_addr[i]}") --bytes $(q "$bytes") --cores $cores --key key >memnode.log 2>&1 </dev/null & echo \$!") ||
+	rv_opt=
+	[[ $i -ne 0 || -z $rendezvous ]] || rv_opt="--rendezvous $(q "$rendezvous")"
+	pid=$(rssh "${mem_dest[i]}" "cd $(q "$d") || exit 1; nohup $(q "$(bin_on "$i")") memnode --listen $(q "${mem_addr[i]}") --bytes $(q "$bytes") --cores $cores --key key $rv_opt >memnode.log 2>&1 </dev/null & echo \$!") ||
 		die "memory role on ${mem_dest[i]} (${mem_addr[i]}): could not start dmbench memnode"
 	[[ $pid =~ ^[0-9]+$ ]] || die "memory role on ${mem_dest[i]} (${mem_addr[i]}): starting dmbench memnode printed '$pid', not a process id"
 	mem_pid[i]=$pid
@@ -272,39 +304,64 @@ for i in "${!mem_dest[@]}"; do
 	fi
 done
 
-# Run the compute role; its output goes to the terminal and run.log.
+# Run the compute role on every compute host; the first's output goes to
+# the terminal and run.log, the others' to run-<i>.log.
 memnodes=$(
 	IFS=,
 	echo "${mem_addr[*]}"
 )
-d=$(dir_of "${#mem_dest[@]}")
-cmd="cd $(q "$d") && echo \$\$ >run.pid && exec $(q "$(bin_on "${#mem_dest[@]}")") run --fabric tcp --memnodes $(q "$memnodes") --key key --json result.json"
-for o in "${run_opts[@]}"; do
-	cmd+=" $(q "$o")"
+log_of() {
+	if [[ $1 -eq 0 ]]; then echo "$results/run.log"; else echo "$results/run-$1.log"; fi
+}
+if [[ $ncompute -gt 1 ]]; then
+	echo "$prog: ${#mem_dest[@]} memory node(s) at $memnodes; $ncompute compute nodes on ${compute_dests[*]}, meeting at $rendezvous"
+else
+	echo "$prog: ${#mem_dest[@]} memory node(s) at $memnodes; running on $compute_dest"
+fi
+for j in "${!compute_dests[@]}"; do
+	d=$(dir_of $((${#mem_dest[@]} + j)))
+	bin=$(q "$(bin_on $((${#mem_dest[@]} + j)))")
+	if [[ $ncompute -gt 1 ]]; then
+		cmd="cd $(q "$d") && echo \$\$ >run.pid && exec $bin computenode --fabric tcp --rendezvous $(q "$rendezvous") --listen $(q "${compute_addr[j]}") --wait ${wait_s}m --memnodes $(q "$memnodes") --key key --json result.json"
+	else
+		cmd="cd $(q "$d") && echo \$\$ >run.pid && exec $bin run --fabric tcp --memnodes $(q "$memnodes") --key key --json result.json"
+	fi
+	for o in "${run_opts[@]}"; do
+		cmd+=" $(q "$o")"
+	done
+	# In the background, so that a signal runs the trap at once instead of
+	# after the run: bash waits for a foreground command before trapping.
+	# The ssh ends when the trap kills the remote run.
+	if [[ $j -eq 0 ]]; then
+		(
+			set +e
+			rssh "${compute_dests[j]}" "sh -c $(q "$cmd")" 2>&1 | tee "$(log_of "$j")"
+			exit "${PIPESTATUS[0]}"
+		) &
+	else
+		rssh "${compute_dests[j]}" "sh -c $(q "$cmd")" >"$(log_of "$j")" 2>&1 &
+	fi
+	compute_started[j]=$!
 done
-echo "$prog: ${#mem_dest[@]} memory node(s) at $memnodes; running on $compute_dest"
-# In the background, so that a signal runs the trap at once instead of
-# after the run: bash waits for a foreground command before trapping. The
-# ssh ends when the trap kills the remote run.
-(
-	set +e
-	rssh "$compute_dest" "sh -c $(q "$cmd")" 2>&1 | tee "$results/run.log"
-	exit "${PIPESTATUS[0]}"
-) &
-compute_started=$!
-status=0
-wait "$compute_started" || status=$?
-compute_started=
-if [[ $status -ne 0 ]]; then
-	why=$(grep -v '^[[:space:]]*$' "$results/run.log" | tail -n 1)
+failed=
+for j in "${!compute_dests[@]}"; do
+	status=0
+	wait "${compute_started[j]}" || status=$?
+	compute_started[j]=
+	[[ $status -eq 0 || -n $failed ]] || failed="$j $status"
+done
+if [[ -n $failed ]]; then
+	read -r j status <<<"$failed"
+	why=$(grep -v '^[[:space:]]*$' "$(log_of "$j")" | tail -n 1)
 	for i in "${!mem_dest[@]}"; do
 		if ! rssh "${mem_dest[i]}" "$(is_memnode "${mem_pid[i]}")" 2>/dev/null; then
 			mem_pid[i]=
-			die "memory role on ${mem_dest[i]} (${mem_addr[i]}) stopped during the run, and the compute role on $compute_dest failed (exit $status): $why (logs: $results)"
+			die "memory role on ${mem_dest[i]} (${mem_addr[i]}) stopped during the run, and the compute role on ${compute_dests[j]} failed (exit $status): $why (logs: $results)"
 		fi
 	done
-	die "compute role on $compute_dest failed (exit $status): $why (log: $results/run.log)"
+	die "compute role on ${compute_dests[j]} failed (exit $status): $why (log: $(log_of "$j"))"
 fi
+d=$(dir_of "${#mem_dest[@]}")
 scp -q "${ssh_opts[@]}" "$compute_dest:$d/result.json" "$results/result.json" ||
 	die "compute role on $compute_dest: the run succeeded but its result.json could not be copied back"
-echo "$prog: results in $results (result.json, run.log, memnode-*.log)"
+echo "$prog: results in $results (result.json, run*.log, memnode-*.log)"

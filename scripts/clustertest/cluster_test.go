@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -18,8 +19,12 @@ import (
 	"time"
 )
 
-// memPort is where every memory node listens, each in its own namespace.
-const memPort = 7400
+// memPort is where every memory node listens, each in its own namespace,
+// and computePort where compute nodes in processes of their own do.
+const (
+	memPort     = 7400
+	computePort = 7500
+)
 
 // runOpts is the configuration both fabrics run: one client, so the verbs
 // an operation issues do not depend on timing and must match sim's.
@@ -38,7 +43,7 @@ type result struct {
 
 func TestRunCluster(t *testing.T) {
 	tools := needTools(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	t.Cleanup(cancel)
 	c := newCluster(ctx, t, tools)
 	bin := filepath.Join(c.dir, "dmbench")
@@ -74,6 +79,36 @@ func TestRunCluster(t *testing.T) {
 		}
 		t.Logf("%d memory hosts + 1 compute host over ssh: %s on tcp, %.4f Mops, verbs/op %v (sim: the same)",
 			len(c.mem), tcp.Index, tcp.ThroughputMops, tcp.VerbsPerOp)
+		c.checkStopped(t)
+	})
+
+	t.Run("compute nodes on two hosts", func(t *testing.T) {
+		out := filepath.Join(c.dir, "results-two")
+		opts := []string{"--index", "sherman", "--workload", "dmtree-search-only", "--warmup", "0",
+			"--threads", "1", "--coroutines", "1", "--records", "2000", "--ops", "4000", "--memory-bytes", "32MiB", "--seed", "7"}
+		r := c.startOn(ctx, t, bin, out, c.hosts2, opts)
+		if err := r.wait(); err != nil {
+			t.Fatalf("run_cluster.sh: %v\nstdout:\n%s\nstderr:\n%s", err, &r.stdout, &r.stderr)
+		}
+		files, _ := filepath.Glob(filepath.Join(out, "*", "result.json"))
+		if len(files) != 1 {
+			t.Fatalf("want one result.json under %s, found %v\nstdout:\n%s", out, files, &r.stdout)
+		}
+		tcp := readResult(t, files[0])
+		if tcp.Index != "sherman" || tcp.Fabric != "tcp" || tcp.Ops != 4000 {
+			t.Errorf("result: index %q fabric %q ops %d; want sherman on tcp, 4000 ops from both compute nodes", tcp.Index, tcp.Fabric, tcp.Ops)
+		}
+		simFile := filepath.Join(c.dir, "sim-two.json")
+		args := append([]string{"run", "--fabric", "sim", "--memory-nodes", "2", "--memory-cores", "1", "--compute-nodes", "2", "--json", simFile}, opts...)
+		if b, err := exec.CommandContext(ctx, bin, args...).CombinedOutput(); err != nil {
+			t.Fatalf("dmbench %s: %v\n%s", strings.Join(args, " "), err, b)
+		}
+		sim := readResult(t, simFile)
+		if len(tcp.VerbsPerOp) == 0 || !reflect.DeepEqual(tcp.VerbsPerOp, sim.VerbsPerOp) {
+			t.Errorf("verbs per operation differ:\ntcp %v\nsim %v", tcp.VerbsPerOp, sim.VerbsPerOp)
+		}
+		t.Logf("%d memory hosts + %d compute hosts, one dmbench computenode each: %s on tcp, %.4f Mops, verbs/op %v (sim: the same)",
+			len(c.mem), len(c.computes), tcp.Index, tcp.ThroughputMops, tcp.VerbsPerOp)
 		c.checkStopped(t)
 	})
 
@@ -174,15 +209,19 @@ type host struct {
 
 // cluster is the namespaces, their sshds and the files the script reads.
 type cluster struct {
-	dir       string
-	mem       []host
-	compute   host
-	hosts     string // hosts file
+	dir     string
+	mem     []host
+	compute host
+	// computes are the compute hosts of the multi-process runs: compute
+	// and one more.
+	computes  []host
+	hosts     string // hosts file: every compute node in one process on compute
+	hosts2    string // hosts file: one compute node on each of computes
 	sshConfig string
 	remote    string // the script's --remote-dir
 }
 
-// newCluster builds two memory hosts and a compute host, each a network
+// newCluster builds two memory hosts and two compute hosts, each a network
 // namespace with an sshd on its own 198.18.x.0/24 address, and removes
 // them all when the test ends, whatever happened.
 func newCluster(ctx context.Context, t *testing.T, tools map[string]string) *cluster {
@@ -228,7 +267,7 @@ func newCluster(ctx context.Context, t *testing.T, tools map[string]string) *clu
 		}
 	}
 
-	all := make([]host, 3)
+	all := make([]host, 4)
 	for i := range all {
 		all[i] = host{ns: fmt.Sprintf("dmbench-%s-h%d", tag, i), veth: fmt.Sprintf("dmb%sh%d", tag, i), ip: fmt.Sprintf("%s%d", net, 11+i)}
 		all[i].addr = fmt.Sprintf("%s:%d", all[i].ip, memPort)
@@ -253,7 +292,7 @@ func newCluster(ctx context.Context, t *testing.T, tools map[string]string) *clu
 		run("ip", "-n", h.ns, "link", "set", "eth0", "up")
 		run("ip", "-n", h.ns, "link", "set", "lo", "up")
 	}
-	c.mem, c.compute = all[:2], all[2]
+	c.mem, c.compute, c.computes = all[:2], all[2], all[2:]
 	if tc := tools["tc"]; tc != "" {
 		// The second memory host sits behind a 1 Gbit/s link.
 		run(tc, "qdisc", "add", "dev", c.mem[1].veth, "root", "tbf", "rate", "1gbit", "burst", "256kb", "latency", "50ms")
@@ -276,8 +315,14 @@ func newCluster(ctx context.Context, t *testing.T, tools map[string]string) *clu
 	for _, h := range c.mem {
 		fmt.Fprintf(&hosts, "memory root@%s %s\n", h.ip, h.addr)
 	}
+	hosts2 := hosts.String()
 	fmt.Fprintf(&hosts, "# compute nodes run in one process\ncompute root@%s\n", c.compute.ip)
+	hosts2 += "# one compute node per host, each serving the others on port 7500\n"
+	for _, h := range c.computes {
+		hosts2 += fmt.Sprintf("compute root@%s %s:%d\n", h.ip, h.ip, computePort)
+	}
 	c.hosts = filepath.Join(c.dir, "hosts")
+	c.hosts2 = filepath.Join(c.dir, "hosts2")
 	c.sshConfig = filepath.Join(c.dir, "ssh_config")
 	sshdConfig := filepath.Join(c.dir, "sshd_config")
 	authorized := filepath.Join(c.dir, "authorized_keys")
@@ -289,6 +334,7 @@ func newCluster(ctx context.Context, t *testing.T, tools map[string]string) *clu
 		authorized:                          string(pubClient),
 		filepath.Join(c.dir, "known_hosts"): known.String(),
 		c.hosts:                             hosts.String(),
+		c.hosts2:                            hosts2,
 		sshdConfig: fmt.Sprintf("HostKey %s\nAuthorizedKeysFile %s\nPermitRootLogin prohibit-password\nPubkeyAuthentication yes\n"+
 			"PasswordAuthentication no\nKbdInteractiveAuthentication no\nUsePAM no\nStrictModes no\nPidFile none\n"+
 			"Subsystem sftp internal-sftp\nSetEnv SHLVL=1\n", hostKey, authorized),
@@ -356,9 +402,16 @@ type scriptRun struct {
 // stops what it started.
 func (c *cluster) start(ctx context.Context, t *testing.T, bin, out string, extra ...string) *scriptRun {
 	t.Helper()
+	return c.startOn(ctx, t, bin, out, c.hosts, append(slices.Clone(runOpts), extra...))
+}
+
+// startOn runs scripts/run_cluster.sh with hosts file hosts and run
+// options opts, as start does.
+func (c *cluster) startOn(ctx context.Context, t *testing.T, bin, out, hosts string, opts []string) *scriptRun {
+	t.Helper()
 	args := []string{filepath.Join("..", "run_cluster.sh"), "--dmbench", bin, "--out", out, "--remote-dir", c.remote,
-		"--bytes", "64MiB", "--wait", "15", c.hosts, "--"}
-	args = append(append(args, runOpts...), extra...)
+		"--bytes", "64MiB", "--wait", "15", hosts, "--"}
+	args = append(args, opts...)
 	r := &scriptRun{cmd: exec.CommandContext(ctx, "bash", args...), exited: make(chan struct{})}
 	r.cmd.Env = append(os.Environ(), "SSH_OPTS=-F "+c.sshConfig)
 	r.cmd.Cancel = func() error { return r.cmd.Process.Signal(os.Interrupt) }
@@ -425,7 +478,7 @@ func (c *cluster) waitRun(ctx context.Context, r *scriptRun) error {
 // host or files in its work folder.
 func (c *cluster) checkStopped(t *testing.T) {
 	t.Helper()
-	for _, h := range append([]host{c.compute}, c.mem...) {
+	for _, h := range append(slices.Clone(c.computes), c.mem...) {
 		if running(h.ns, "dmbench") {
 			t.Errorf("run_cluster.sh left a dmbench process on %s", h.ip)
 		}
