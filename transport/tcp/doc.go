@@ -10,10 +10,13 @@
 // Memory nodes run their servers in this process on loopback (New with no
 // Options.MemNodes: how the tests run) or in dmbench memnode processes,
 // on this host or others (Options.MemNodes with the cluster key). Compute
-// nodes run in this process, each with a server of its own on loopback for
-// the regions compute nodes expose (DMTree's fingerprint tables and locks)
-// and for RPCs to them: a later compute-node process (dmbench computenode)
-// will serve the same way. The clients of this process share Options.Conns
+// nodes run in this process, each with a server of its own for the
+// regions compute nodes expose (DMTree's fingerprint tables and locks)
+// and for RPCs to them; or, with Options.Compute, only the listed ones
+// run here (dmbench computenode) and the others' servers are reached at
+// the addresses Options.Peers exchanges (a rendezvous). A region another
+// process added to a compute node is found by asking that node's server
+// for its layout again. The clients of this process share Options.Conns
 // connections (default one) to each node's server; a verb to the client's
 // own node, when that node's server runs in this process, is a local
 // memory access, as on every fabric.
