@@ -296,3 +296,40 @@ type infoOf struct {
 }
 
 func (i infoOf) Info() indexes.Info { return i.info }
+
+// Open makes the fabric of c on running memory nodes (tcp, c.MemNodes),
+// keeping what they hold from an earlier process of the same layout, and
+// the index: attached to the one they hold when another process published
+// it ready (go-ycsb's run after its load), or built afresh and claimed,
+// for the caller to load and then Publish (built true). A claimed index
+// never published, an earlier process that died mid-load, is an error
+// naming it.
+func Open(c *Config) (f transport.Fabric, idx indexes.Index, built bool, err error) {
+	if err := c.Validate(); err != nil {
+		return nil, nil, false, err
+	}
+	if c.Fabric != "tcp" || len(c.MemNodes) == 0 {
+		return nil, nil, false, fmt.Errorf("opening what memory nodes hold needs the tcp fabric and running memory nodes, not the %s fabric", c.Fabric)
+	}
+	if f, err = c.fabric(tcp.Options{MemNodes: c.MemNodes, Key: c.ClusterKey, Keep: true}); err != nil {
+		return nil, nil, false, err
+	}
+	setup := f.Setup(f.Config().ComputeNodeIDs()[0])
+	won, err := indexes.Claim(setup, f)
+	if err == nil && !won {
+		err = indexes.AwaitReady(setup, f, 0)
+	}
+	if err == nil {
+		idx, err = c.index(f, !won)
+	}
+	if err != nil {
+		return nil, nil, false, errors.Join(fmt.Errorf("memory nodes %v: %w", c.MemNodes, err), f.Close())
+	}
+	return f, idx, won, nil
+}
+
+// Publish marks the index on f built and loaded, for the processes that
+// Open it later.
+func Publish(f transport.Fabric) error {
+	return indexes.Publish(f.Setup(f.Config().ComputeNodeIDs()[0]), f)
+}

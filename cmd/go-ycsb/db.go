@@ -15,7 +15,6 @@ import (
 	"github.com/dmbench/dmbench/indexes"
 	_ "github.com/dmbench/dmbench/indexes/all" // every index becomes a DB
 	"github.com/dmbench/dmbench/transport"
-	"github.com/dmbench/dmbench/transport/local"
 	"github.com/dmbench/dmbench/workloads"
 )
 
@@ -50,15 +49,27 @@ func (c creator) Create(p *properties.Properties) (ycsb.DB, error) {
 	return openDB(c.index, p, c.out)
 }
 
-// db is one dmbench index on a local fabric, as a go-ycsb DB.
+// fabric is what the DB needs of its fabric: go-ycsb's threads attach
+// endpoints of their own.
+type fabric interface {
+	transport.Fabric
+	Attach(n transport.NodeID, thread int) (transport.Endpoint, func(), error)
+}
+
+// db is one dmbench index on a local or tcp fabric, as a go-ycsb DB.
 type db struct {
-	index    string
-	opts     *options
-	codec    codec
-	fabric   *local.Fabric
-	idx      indexes.Index
-	computes []transport.NodeID
-	out      io.Writer
+	index  string
+	opts   *options
+	codec  codec
+	fabric fabric
+	idx    indexes.Index
+	// attached says the index was there already: memory nodes of the tcp
+	// fabric held it, published by an earlier go-ycsb process. Otherwise,
+	// on tcp, this process built it and publishes it once loaded.
+	attached  bool
+	published bool
+	computes  []transport.NodeID
+	out       io.Writer
 
 	mu       sync.Mutex
 	ops      [numTags]uint64 // operations of the threads cleaned up since the last reset
@@ -98,20 +109,35 @@ func openDB(index string, p *properties.Properties, out io.Writer) (*db, error) 
 		return nil, fmt.Errorf("db %s: %w", index, err)
 	}
 	cfg := bench.Config{
-		Fabric: "local", ComputeNodes: o.computeNodes, MemoryNodes: o.memoryNodes,
+		Fabric: o.fabric, ComputeNodes: o.computeNodes, MemoryNodes: o.memoryNodes,
 		Threads: o.threads, Coroutines: 1, MemoryCores: o.memoryCores, ComputeCores: 1,
 		CacheBytes: o.cacheBytes, Mode: o.mode, Seed: o.seed,
 		Index: index, Params: o.params, Workload: shape,
 	}
-	f, idx, err := bench.Build(&cfg)
+	var (
+		f     transport.Fabric
+		idx   indexes.Index
+		built = true
+	)
+	if o.fabric == "tcp" {
+		cfg.MemNodes = o.memNodes
+		if cfg.ClusterKey, err = os.ReadFile(o.keyFile); err != nil {
+			return nil, fmt.Errorf("db %s: property dm.key: %w", index, err)
+		}
+		// The memory nodes keep what an earlier go-ycsb load put there,
+		// when its cluster and index are the same.
+		f, idx, built, err = bench.Open(&cfg)
+	} else {
+		f, idx, err = bench.Build(&cfg)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("db %s: %w", index, err)
 	}
-	// The index starts empty (the conformance suite holds every index to
-	// working without a bulk load); dm.preload=bulk bulk-loads it once.
-	lf := f.(*local.Fabric) // bench.Build makes the fabric cfg names
+	// A built index starts empty (the conformance suite holds every index
+	// to working without a bulk load); dm.preload=bulk bulk-loads it once.
+	ff := f.(fabric) // local and tcp fabrics attach threads
 	return &db{
-		index: index, opts: o, fabric: lf, idx: idx, computes: lf.Config().ComputeNodeIDs(), out: out,
+		index: index, opts: o, fabric: ff, idx: idx, computes: ff.Config().ComputeNodeIDs(), out: out, attached: !built,
 		codec:    codec{keySize: o.keySize, valueSize: o.valueSize, fieldCount: o.fieldCount, fieldLength: o.fieldLength},
 		baseline: idx.Info(),
 	}, nil
@@ -256,8 +282,21 @@ func (d *db) resetStats() {
 	d.baseline = d.idx.Info()
 }
 
-// Close prints dmbench's view of the run, if a thread ran, and releases
-// the fabric.
+// publish, on the tcp fabric, marks the index this process built as
+// loaded, so that later go-ycsb processes attach to it.
+func (d *db) publish() error {
+	if d.opts.fabric != "tcp" || d.attached || d.published {
+		return nil
+	}
+	d.published = true
+	if err := bench.Publish(d.fabric); err != nil {
+		return fmt.Errorf("db %s: %w", d.index, err)
+	}
+	return nil
+}
+
+// Close prints dmbench's view of the run, if a thread ran, publishes what
+// it built on tcp, and releases the fabric.
 func (d *db) Close() error {
 	d.mu.Lock()
 	ran := d.threads > 0
@@ -266,5 +305,5 @@ func (d *db) Close() error {
 	if ran {
 		err = d.report(d.out)
 	}
-	return errors.Join(err, d.fabric.Close())
+	return errors.Join(err, d.publish(), d.fabric.Close())
 }

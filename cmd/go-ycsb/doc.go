@@ -24,8 +24,10 @@
 // # Databases and the fabric
 //
 // Each index of dmbench's registry is a DB under its registry name. It runs
-// on the local fabric: every node of the cluster lives in this process, and
-// go-ycsb's threads are the compute threads. Thread i runs on compute node
+// on the local fabric (every node of the cluster lives in this process) or,
+// with dm.fabric=tcp, on memory nodes that run as dmbench memnode
+// processes, here or on other hosts; either way the compute nodes live in
+// this process, and go-ycsb's threads are the compute threads. Thread i runs on compute node
 // i mod dm.compute-nodes, fabric thread (i / dm.compute-nodes) mod
 // dm.threads, with its own endpoint and index client; threads beyond
 // dm.compute-nodes x dm.threads share fabric threads, as the coroutines of
@@ -38,10 +40,12 @@
 // The dm.* properties set the cluster and the data's shape (-p or in a
 // file); a bad value is an error naming the property and what it accepts.
 //
-//	dm.fabric         local (the only fabric that serves go-ycsb's threads)
+//	dm.fabric         local or tcp (local)
+//	dm.memnodes       tcp: the memory nodes' host:port, comma-separated, in node-id order
+//	dm.key            tcp: the file holding the cluster key they were started with
 //	dm.compute-nodes  compute nodes (1)
 //	dm.threads        fabric threads per compute node (enough for one per go-ycsb thread)
-//	dm.memory-nodes   memory nodes (1)
+//	dm.memory-nodes   memory nodes (1; with tcp, as many as dm.memnodes names)
 //	dm.memory-cores   RPC cores per memory node (1)
 //	dm.cache-bytes    compute-side cache per compute node, e.g. 256MiB (256MiB);
 //	                  KiB/MiB/GiB are powers of 1024, KB/MB/GB powers of 1000
@@ -59,9 +63,21 @@
 //
 // # Load and run
 //
+// On the tcp fabric the memory nodes outlive the process: `go-ycsb load`
+// claims the memory nodes' superblock, builds the index, inserts, and
+// publishes it when it closes; a later `go-ycsb run` (or shell) with the
+// same cluster, index and sizes finds it published, attaches to it
+// (indexes.Env.Attach) and loads nothing. Memory that holds another index,
+// or the same one with other parameters or sizes, is an error naming what
+// it holds: restart the memory nodes for a fresh start. An index that keeps
+// state in compute-node memory (DMTree's fingerprint tables) or that the
+// Expected bound's oracle defines cannot be attached from a new process,
+// and says so.
+//
 // The local fabric and the index live only as long as the process, so a
 // `go-ycsb run` finds nothing that an earlier `go-ycsb load` inserted. A run
-// therefore loads the records of go-ycsb's load phase itself, unmeasured,
+// there (and on tcp when the memory nodes hold no index) therefore loads the
+// records of go-ycsb's load phase itself, unmeasured, publishes them on tcp,
 // and then resets dmbench's counters. With dm.preload=bulk (the default) it
 // bulk-loads them, as `dmbench run` and the papers preload: the keys go-ycsb
 // names (keyprefix, the record numbers from insertstart on, FNV-1a-hashed

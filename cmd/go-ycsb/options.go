@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"net"
 	"slices"
 	"strconv"
 	"strings"
@@ -35,6 +36,9 @@ const (
 // options are the DB's settings: the dm.* properties and the go-ycsb
 // properties the key and value encoding depends on.
 type options struct {
+	fabric       string   // local or tcp
+	memNodes     []string // tcp: the memory nodes' host:port, in node-id order
+	keyFile      string   // tcp: the cluster key file
 	computeNodes int
 	threads      int // fabric threads per compute node
 	memoryNodes  int
@@ -63,8 +67,21 @@ type dmProperty struct {
 // dmProperties are the dm.* properties, in the order the usage lists them.
 // dm.param.<name> is handled apart, as its names come from the index.
 var dmProperties = []dmProperty{
-	{"dm.fabric", "local (the sim fabric runs its clients as coroutines in virtual time and cannot serve go-ycsb's own goroutines: use `dmbench run --fabric sim` for it)",
-		func(_ *options, v string) bool { return v == "local" }},
+	{"dm.fabric", "local or tcp (the sim fabric runs its clients as coroutines in virtual time and cannot serve go-ycsb's own goroutines: use `dmbench run --fabric sim` for it)",
+		func(o *options, v string) bool { o.fabric = v; return v == "local" || v == "tcp" }},
+	{"dm.memnodes", "host:port,... of running memory nodes (dmbench memnode), one per memory node, in node-id order", func(o *options, v string) bool {
+		o.memNodes = strings.Split(v, ",")
+		for _, a := range o.memNodes {
+			if _, _, err := net.SplitHostPort(a); err != nil {
+				return false
+			}
+		}
+		return true
+	}},
+	{"dm.key", "the file holding the cluster key the memory nodes were started with", func(o *options, v string) bool {
+		o.keyFile = v
+		return v != ""
+	}},
 	{"dm.compute-nodes", "a positive integer", func(o *options, v string) bool { return positive(v, &o.computeNodes) }},
 	{"dm.threads", "a positive integer (fabric threads per compute node)", func(o *options, v string) bool { return positive(v, &o.threads) }},
 	{"dm.memory-nodes", "a positive integer", func(o *options, v string) bool { return positive(v, &o.memoryNodes) }},
@@ -135,7 +152,7 @@ func intProperty(p *properties.Properties, name string, def, lo, hi int64) (int6
 func parseOptions(index string, p *properties.Properties) (*options, error) {
 	d := bench.Default()
 	o := &options{
-		computeNodes: 1, memoryNodes: 1, memoryCores: 1,
+		fabric: "local", computeNodes: 1, memoryNodes: 1, memoryCores: 1,
 		cacheBytes: d.CacheBytes, mode: transport.ModePaper, seed: d.Seed,
 		keySize: defaultKeySize, params: map[string]string{}, preload: "none",
 	}
@@ -182,6 +199,14 @@ func parseOptions(index string, p *properties.Properties) (*options, error) {
 			errs = append(errs, fmt.Errorf("property %s=%q: want %s", k, v, dmProperties[i].want))
 		}
 		set[k] = true
+	}
+	switch {
+	case o.fabric == "tcp" && (len(o.memNodes) == 0 || o.keyFile == ""):
+		errs = append(errs, errors.New("property dm.fabric=tcp: want the running memory nodes in dm.memnodes=host:port,... and their cluster key file in dm.key"))
+	case o.fabric == "local" && (len(o.memNodes) > 0 || o.keyFile != ""):
+		errs = append(errs, errors.New("properties dm.memnodes and dm.key: they name memory nodes of the tcp fabric; want dm.fabric=tcp with them"))
+	case o.fabric == "tcp" && !set["dm.memory-nodes"]:
+		o.memoryNodes = len(o.memNodes)
 	}
 	if !set["dm.threads"] && threads > 0 { // 0: threadcount was bad, and reported
 		// One fabric thread per go-ycsb thread, as far as they go round.

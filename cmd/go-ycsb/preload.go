@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -21,6 +22,11 @@ import (
 // load` inserted are gone. Counters are reset afterwards, so the report
 // covers what follows.
 func preload(ctx context.Context, d *db, wl ycsb.Workload, p *properties.Properties, threads int) error {
+	if d.attached {
+		fmt.Printf("Using the %s index the memory nodes %s hold, published by an earlier go-ycsb process: no preload\n",
+			d.index, strings.Join(d.opts.memNodes, ","))
+		return nil
+	}
 	count, _, err := operations(p, false)
 	if err != nil || count == 0 || d.opts.preload == "none" {
 		return err
@@ -35,6 +41,9 @@ func preload(ctx context.Context, d *db, wl ycsb.Workload, p *properties.Propert
 	}
 	if err != nil {
 		return fmt.Errorf("preloading %d records (dm.preload=%s): %w", count, d.opts.preload, err)
+	}
+	if err := d.publish(); err != nil {
+		return err
 	}
 	d.resetStats()
 	fmt.Printf("Preloaded %d records in %s by %s (dm.preload=%s), not measured\n",

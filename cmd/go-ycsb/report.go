@@ -22,8 +22,12 @@ func (d *db) report(w io.Writer) error {
 
 	o := d.opts
 	fmt.Fprintln(w, "***************** dmbench *****************")
-	fmt.Fprintf(w, "%s on the local fabric: %s x %s, %s x %s, %d-byte keys, %d-byte values, %s memory mode\n",
-		d.index, count(o.memoryNodes, "memory node"), count(o.memoryCores, "RPC core"),
+	where := "the local fabric"
+	if o.fabric == "tcp" {
+		where = "the tcp fabric (memory nodes " + strings.Join(o.memNodes, ",") + ")"
+	}
+	fmt.Fprintf(w, "%s on %s: %s x %s, %s x %s, %d-byte keys, %d-byte values, %s memory mode\n",
+		d.index, where, count(o.memoryNodes, "memory node"), count(o.memoryCores, "RPC core"),
 		count(o.computeNodes, "compute node"), count(o.threads, "thread"), o.keySize, o.valueSize, o.mode)
 	if len(info.Params) > 0 {
 		fmt.Fprintf(w, "parameters: %s\n", strings.Join(info.Params.Sorted(), " "))
@@ -70,7 +74,7 @@ func (d *db) report(w io.Writer) error {
 		// verbs are spent all the same, so the rows above include them.
 		fmt.Fprintf(w, "failed, included above: %s\n", strings.Join(fails, ", "))
 	}
-	// The local fabric counts payload bytes only: it has no header model.
+	// The local and tcp fabrics count payload bytes only: no header model.
 	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "Node\tRole\tMsgs\tRPCs\tBytes tx\tBytes rx")
 	for _, n := range st.Nodes {
@@ -79,7 +83,13 @@ func (d *db) report(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	fmt.Fprintf(w, "memory side: %d bytes; compute-side cache: %d bytes", info.MemoryBytes, info.CacheBytes)
+	side := "memory side"
+	if d.attached {
+		// An attached index counts what this process allocated, not what
+		// the process that built and loaded it did.
+		side = "memory side allocated by this process"
+	}
+	fmt.Fprintf(w, "%s: %d bytes; compute-side cache: %d bytes", side, info.MemoryBytes, info.CacheBytes)
 	if looks := info.CacheLookups - baseline.CacheLookups; looks > 0 {
 		fmt.Fprintf(w, ", %.1f%% hits", 100*float64(info.CacheHits-baseline.CacheHits)/float64(looks))
 	}

@@ -39,7 +39,10 @@ func newCollaborative(f transport.Fabric, g *fpbtree.Geometry, regionBytes uint6
 		var r transport.Region
 		var err error
 		if attach {
-			r, err = f.Region(n, regionName)
+			if r, err = f.Region(n, regionName); err != nil {
+				return nil, fmt.Errorf("the fingerprint tables live in compute node %d's memory, which is gone or was never registered: "+
+					"DMTree can be attached only while the compute nodes that built it still run, not by a process that starts them afresh (%w)", n, err)
+			}
 		} else {
 			r, err = f.AddRegion(n, regionName, regionBytes)
 		}
