@@ -141,6 +141,24 @@
 // cache then holds its own key range's subtrees, which is where P-SMART's
 // smaller traffic comes from.
 //
+// # Compute nodes in processes
+//
+// Everything compute nodes share is in memory: the root slot (the first
+// word of memory node 0's meta area), nodes, leaves and their lock words.
+// A compute node that attaches (indexes.Env.Attach) writes nothing at
+// New, where a building one clears the root slot: its clients READ the
+// root slot on their first cache miss, as after any cold start, and the
+// tree is reached from there. What stays in Go is per compute node and
+// each instance builds its own: the radix cache and its FIFO, the local
+// lock table of read delegation and write combining, P-SMART's leaf
+// locks (a compute node locks only leaves of its own partition, so no
+// other node needs them), and the allocator, whose chunks come from the
+// memory nodes' chunk server by RPC. P-SMART's partitions are
+// Env.Partitions, the workload's, which every compute node is given.
+// Info's MemoryBytes counts the blocks this instance allocated (the
+// building one's include the bulk load): a split run's footprint is the
+// sum over its compute nodes.
+//
 // # Deletes
 //
 // The artifact has no delete (dmemsys/SMART issue #15; DEX's wrapper makes

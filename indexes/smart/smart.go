@@ -52,7 +52,8 @@ type computeNode struct {
 	alloc *transport.Allocator
 }
 
-// New builds an empty SMART: a null root slot.
+// New builds an empty SMART: a null root slot. With env.Attach it opens
+// the SMART another compute node built, leaving the root slot as it is.
 func New(env indexes.Env, p indexes.Params) (indexes.Index, error) {
 	if env.KeySize <= 0 || env.KeySize > 255 || env.ValueSize < 0 {
 		return nil, fmt.Errorf("key size %d and value size %d: need a key of 1-255 bytes", env.KeySize, env.ValueSize)
@@ -85,6 +86,12 @@ func New(env indexes.Env, p indexes.Params) (indexes.Index, error) {
 			locks: newLocalLocks(),
 			alloc: transport.NewAllocator(f, 0),
 		}
+	}
+	if env.Attach {
+		// The root slot is the tree's only entry point, and clients read
+		// it through their verbs: an attaching compute node learns the
+		// tree from there and must not clear it.
+		return x, nil
 	}
 	if err := f.Setup(cfg.MemoryNodeIDs()[0]).Write(x.rootPtr, make([]byte, 8)); err != nil {
 		return nil, fmt.Errorf("initialising the root slot: %w", err)
