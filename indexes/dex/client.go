@@ -369,10 +369,17 @@ func (c *client) own(key []byte, fn func() error, forward func(owner int) error)
 		o := parts.owner(key)
 		if c.x.opt.partitioned && o != c.cn.idx {
 			err := forward(o)
-			if err == errWrongOwner {
-				continue
+			if err != errWrongOwner {
+				return err
 			}
-			return err
+			if c.x.parts.Load() == parts {
+				// The owner knows newer partitions than this instance:
+				// they were installed in another compute node's.
+				if err := c.refreshPartitions(parts); err != nil {
+					return err
+				}
+			}
+			continue
 		}
 		if !c.cn.enter(c.ep, key, parts) {
 			continue

@@ -58,19 +58,25 @@ type Index struct {
 	l      layout
 	mems   []transport.NodeID
 	comps  []transport.NodeID
-	// rootPtr holds the root's global address: the first word of memory
-	// node 0's meta area.
-	rootPtr transport.GAddr
-	allocs  []*transport.Allocator // per node id
-	parts   atomic.Pointer[partitions]
-	// moving serialises repartitionings (repartition.go).
+	// meta is memory node 0's meta area (table.go); rootPtr, its first
+	// word, holds the root's global address.
+	meta, rootPtr transport.GAddr
+	allocs        []*transport.Allocator // per node id
+	// parts are the partitions as this instance knows them: current for
+	// the ranges of the compute nodes it serves (table.go).
+	parts atomic.Pointer[partitions]
+	// moving serialises this instance's repartitionings (repartition.go).
 	moving transport.Mutex
-	cn     []*computeNode // per compute node, by index into comps
-	rr     atomic.Uint64  // round-robin placement above level M
+	// cn is per compute node, by index into comps: every one in the
+	// instance that built the tree, only self's in an attached one.
+	cn   []*computeNode
+	self int           // the compute node an attached instance serves, -1 in the builder
+	rr   atomic.Uint64 // round-robin placement above level M
 }
 
 // New builds an empty DEX tree: a root over one leaf per partition, so
-// that no leaf crosses a partition boundary (section 4).
+// that no leaf crosses a partition boundary (section 4). With env.Attach
+// it opens the tree in memory for one compute node instead (table.go).
 func New(env indexes.Env, p indexes.Params) (indexes.Index, error) {
 	if env.KeySize < 1 || env.ValueSize < 1 {
 		return nil, fmt.Errorf("key size %d and value size %d: both must be positive", env.KeySize, env.ValueSize)
@@ -103,7 +109,7 @@ func New(env indexes.Env, p indexes.Params) (indexes.Index, error) {
 	}
 	f := env.Fabric
 	cfg := f.Config()
-	x := &Index{env: env, params: p, opt: o, l: l, mems: cfg.MemoryNodeIDs(), comps: cfg.ComputeNodeIDs()}
+	x := &Index{env: env, params: p, opt: o, l: l, mems: cfg.MemoryNodeIDs(), comps: cfg.ComputeNodeIDs(), self: -1}
 	if len(x.comps) == 0 {
 		return nil, fmt.Errorf("dex needs at least one compute node")
 	}
@@ -111,7 +117,7 @@ func New(env indexes.Env, p indexes.Params) (indexes.Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	x.rootPtr = main0.Base
+	x.meta, x.rootPtr = main0.Base, main0.Base.Add(metaRoot)
 	x.allocs = make([]*transport.Allocator, cfg.NodeCount())
 	for i := range x.allocs {
 		x.allocs[i] = transport.NewAllocator(f, 0)
@@ -121,13 +127,32 @@ func New(env indexes.Env, p indexes.Params) (indexes.Index, error) {
 		return nil, err
 	}
 	x.parts.Store(parts)
+	setup := f.Setup(x.comps[0])
+	if env.Attach {
+		if err := x.attach(setup); err != nil {
+			return nil, err
+		}
+	}
 	for i := range x.comps {
-		x.cn = append(x.cn, newComputeNode(x, i, env.CacheBytes))
+		var c *computeNode
+		if x.self < 0 || x.self == i {
+			c = newComputeNode(x, i, env.CacheBytes)
+		}
+		x.cn = append(x.cn, c)
+	}
+	if env.Attach {
+		// The memory nodes' offload handler, registered by the builder,
+		// depends on nothing but the node layout.
+		x.serveForward()
+		return x, nil
 	}
 	x.serveOffload()
 	x.serveForward()
-	if err := x.buildEmpty(f.Setup(x.comps[0])); err != nil {
+	if err := x.buildEmpty(setup); err != nil {
 		return nil, fmt.Errorf("dex: initial tree: %w", err)
+	}
+	if err := x.publishMeta(setup); err != nil {
+		return nil, err
 	}
 	return x, nil
 }
@@ -136,6 +161,9 @@ func New(env indexes.Env, p indexes.Params) (indexes.Index, error) {
 func (x *Index) Info() indexes.Info {
 	info := indexes.Info{Name: "dex", Paper: paper, Params: x.params}
 	for _, c := range x.cn {
+		if c == nil {
+			continue
+		}
 		info.CacheBytes += c.bytes()
 		h, l := c.hitStats()
 		info.CacheHits += h
@@ -154,12 +182,19 @@ func (x *Index) NewClient(ep transport.Endpoint) indexes.Client {
 	return x.newClient(ep)
 }
 
-// compute returns the compute-node state of node n.
+// compute returns the compute-node state of node n. An attached instance
+// has only its own: a client of another compute node on it means that
+// the compute nodes attached out of the order of the cluster's list, the
+// order in which an attaching instance learns its node (table.go).
 func (x *Index) compute(n transport.NodeID) *computeNode {
 	for i, c := range x.comps {
-		if c == n {
-			return x.cn[i]
+		if c != n {
+			continue
 		}
+		if x.cn[i] == nil {
+			panic(fmt.Sprintf("dex: a client of compute node %d on the instance that attached as compute node %d: compute nodes attach in the order of the cluster's compute-node list", n, x.comps[x.self]))
+		}
+		return x.cn[i]
 	}
 	panic(fmt.Sprintf("dex: node %d is not a compute node", n))
 }

@@ -29,12 +29,14 @@
 // where bound is the first separator of a level-1 node at or above split
 // strictly inside the range (an error when there is none):
 //
-//  1. from's thread takes from's ownership lock exclusively, so that the
-//     operations in flight finish, marks [split, high) frozen and lets go:
-//     new operations of from on frozen keys (its clients' and forwarded
-//     ones) park on a lock the repartitioning holds, the others go on
-//     (scans stop at the frozen range and wait there). Merges that would
-//     touch it are skipped, so its leaf boundaries stay.
+//  1. from's thread takes the partition word's lock (one CAS; see
+//     Compute nodes in processes), then from's ownership lock
+//     exclusively, so that the operations in flight finish, marks
+//     [split, high) frozen and lets go: new operations of from on frozen
+//     keys (its clients' and forwarded ones) park on a lock the
+//     repartitioning holds, the others go on (scans stop at the frozen
+//     range and wait there). Merges that would touch it are skipped, so
+//     its leaf boundaries stay.
 //  2. The same thread flushes every dirty cached page of from intersecting
 //     [split, high): 16 WRITEs of 1016 B (the body) per doorbell for pages
 //     it can lock at once, one WRITE for each page another thread held,
@@ -48,19 +50,59 @@
 //     lock word from the version it holds to the next (an owned node's
 //     lock word is never locked), and from's cached copy records that
 //     version, so a copy cached anywhere is older than the memory pool's.
-//  4. One RPC (2 B from, the bound) to compute node to, whose handler
-//     takes to's ownership lock exclusively, re-reads (3 READs each) the
-//     cached inner nodes that were shared and become its own inside or
-//     around the moved range, as owned nodes are never refreshed, and
-//     installs the new partitions. to's cache for the range starts cold.
+//  4. One WRITE stages the new partitions in the table slot of their
+//     version, then one RPC (2 B from, 4 B version, the bound) goes to
+//     compute node to, whose handler takes to's ownership lock
+//     exclusively, re-reads (3 READs each) the cached inner nodes that
+//     were shared and become its own inside or around the moved range,
+//     as owned nodes are never refreshed, and installs the new
+//     partitions (read from the slot, one READ, if its instance knew
+//     older ones than from's). to's cache for the range starts cold.
+//     from installs them and publishes their version with one WRITE of
+//     the partition word, which releases its lock.
 //  5. from drops its cached pages wholly inside [bound, high), leaves
 //     first, unswizzling each from a parent that stays, into a free list
 //     its threads share; releases its locks; and the parked operations
 //     route again: keys now owned by to are forwarded there.
 //
 // Only steps 3-5, whose verbs are a path's reads, a CAS per converted
-// node, the RPC and the few pages dirtied during step 2, stop all of
-// from's operations; step 2 is the flush that grows with the cache.
+// node, the RPC, the table's two WRITEs and the few pages dirtied during
+// step 2, stop all of from's operations; step 2 is the flush that grows
+// with the cache.
+//
+// # Compute nodes in processes
+//
+// A compute node may run an instance of its own (indexes.Env.Attach): the
+// first builds and loads the tree, the others attach after the load, and
+// they share only memory and RPCs. An attaching instance lays nothing out
+// and reads from memory node 0's meta area (table.go) the root pointer
+// (on its cache's first miss, as every instance does), M (the builder's
+// resolution of subtreelevel, which depends on Env.Records) and the
+// partitions last published. Caches, mapping tables, cooling maps,
+// ownership locks, latches, allocator chunks, the moving averages of
+// offloading and the round-robin of placement above M are each compute
+// node's own.
+//
+// The partitions of version 0 are Env.Partitions, which every compute
+// node derives alike; a repartitioning to version v writes them to table
+// slot v%2 and v to the partition word (version << 1, with a lock bit
+// that serialises repartitionings across compute nodes). A compute node
+// takes part in every move of its own ranges, so its instance knows them;
+// other compute nodes' ranges it may know from an older version. An
+// operation it forwards on those is turned away by the former owner,
+// which publishes the move before it serves again, and the sender reads
+// the published partitions (partition word, slot, partition word:
+// 3 READs) and routes again. With one instance for all compute nodes
+// they share the partitions and nobody reads them.
+//
+// Env does not say which compute node an attaching instance is: the
+// builder counts as the cluster's first, and each attaching instance
+// takes the next one by one FAA on a word of the meta area and serves
+// that node's clients and its forwarding and hand-over RPCs; the builder
+// serves every compute node without an instance of its own. indextest
+// attaches in that order; a client of another compute node on an
+// attached instance panics, naming both. The memory nodes' offload
+// handler, which needs only the node layout, is the builder's.
 //
 // # Verbs per operation (warm cache, no contention)
 //
@@ -122,10 +164,11 @@
 //   - A client asked for a key another compute node owns forwards the
 //     operation by RPC to the owner (DEX routes requests to owners before
 //     they reach the index); with partitionedkeys=true this never happens.
-//   - The partition table is one Go value shared by all compute nodes
-//     (routing configuration, not index data): the receiving compute node
-//     installs a repartitioning's table with one atomic store, and
-//     repartitionings run one at a time under one lock of that value.
+//   - The paper says only that the compute servers adjust the partition
+//     boundaries, and the artifact cannot repartition: here the
+//     partitions travel through the meta area (Compute nodes in
+//     processes), and a compute node outside a move learns it when an
+//     operation it forwards is turned away.
 //   - A repartitioning stops from's operations on [split, high) rather
 //     than [bound, high): the bound is known only once the pages around
 //     split are flushed. Keys in [split, bound) wait for the move and stay

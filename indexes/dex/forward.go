@@ -39,12 +39,16 @@ func (c *client) forward(owner int, op opKind, key, val []byte) ([]byte, bool, e
 	return bytes.Clone(raw[2:]), raw[1] == 1, nil
 }
 
-// serveForward registers the forwarding handler on every compute node.
+// serveForward registers the forwarding handler on every compute node
+// this instance serves.
 func (x *Index) serveForward() {
 	if len(x.comps) < 2 {
 		return
 	}
-	for _, n := range x.comps {
+	for i, n := range x.comps {
+		if x.cn[i] == nil {
+			continue
+		}
 		x.env.Fabric.Handle(n, methodForward, x.serveForwardReq)
 		x.env.Fabric.Handle(n, methodAdopt, x.serveAdopt)
 	}

@@ -13,10 +13,12 @@ import (
 // and compute node owners[i] owns it. Adjacent ranges have different
 // owners, so every bound separates two compute nodes; a compute node may
 // own several ranges, or none (a spare). A repartitioning installs a new
-// one.
+// one, numbered by version: how many repartitionings made it, the number
+// under which it is published in memory (table.go).
 type partitions struct {
-	lows   [][]byte
-	owners []int
+	lows    [][]byte
+	owners  []int
+	version uint64
 }
 
 // newPartitions takes the runner's lower bounds, owned by the first
@@ -107,7 +109,7 @@ func (p *partitions) move(from, to int, bound []byte) (*partitions, keyRange, er
 		return nil, keyRange{}, fmt.Errorf("dex: bound %x is not inside a range of compute node %d (range [%x, %x) is compute node %d's)",
 			bound, from, low, high, p.owners[i])
 	}
-	q := &partitions{}
+	q := &partitions{version: p.version + 1}
 	add := func(low []byte, owner int) {
 		if n := len(q.owners); n > 0 && q.owners[n-1] == owner {
 			return

@@ -3,6 +3,7 @@ package dex
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 
 	"github.com/dmbench/dmbench/cost"
@@ -25,22 +26,32 @@ const flushBatch = 16
 // range to compute node to. The first key moved is the nearest leaf
 // boundary at or above split (a separator of a level-1 node, section 4:
 // leaves never cross partitions). It runs on ep, a thread of from.
-func (x *Index) Repartition(ep transport.Endpoint, from, to int, split []byte) ([]byte, error) {
+func (x *Index) Repartition(ep transport.Endpoint, from, to int, split []byte) (bound []byte, err error) {
 	if err := x.checkRepartition(ep, from, to, split); err != nil {
 		return nil, err
 	}
 	c := x.newClient(ep)
 	cn := c.cn
 	// Repartitionings run one at a time, so the partitions read below
-	// stay current until this one installs the next.
+	// stay current until this one installs the next: this instance's
+	// threads queue on moving, compute nodes on the partition word.
 	x.moving.Lock(ep)
 	defer x.moving.Unlock()
+	parts, err := c.lockPartitions()
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		// A refused or failed move leaves the published version.
+		if err != nil {
+			err = errors.Join(err, x.setPartitionWord(ep, parts.version))
+		}
+	}()
 	cn.thaw.Lock(ep)
 	defer cn.thaw.Unlock()
 	// Step 1 (doc.go): operations in flight finish; later ones on
 	// [split, high) wait.
 	cn.own.Lock(ep)
-	parts := x.parts.Load()
 	i := parts.index(split)
 	low, high := parts.bounds(i)
 	if parts.owners[i] != from {
@@ -59,7 +70,7 @@ func (x *Index) Repartition(ep transport.Endpoint, from, to int, split []byte) (
 	}
 	cn.own.Lock(ep)
 	defer cn.own.Unlock()
-	bound, err := c.handOver(parts, from, to, low, frozen)
+	bound, err = c.handOver(parts, from, to, low, frozen)
 	if err != nil {
 		return nil, fmt.Errorf("dex: repartition from compute node %d to %d at %x: %w", from, to, split, err)
 	}
@@ -79,6 +90,8 @@ func (x *Index) checkRepartition(ep transport.Endpoint, from, to int, split []by
 		return fmt.Errorf("dex: repartition from compute node %d to %d: split %x is %d bytes, keys are %d", from, to, split, len(split), x.l.ks)
 	case ep.Node() != x.comps[from]:
 		return fmt.Errorf("dex: repartition from compute node %d (node id %d) runs on one of its threads, not on node id %d", from, x.comps[from], ep.Node())
+	case x.cn[from] == nil:
+		return fmt.Errorf("dex: repartition from compute node %d runs on its own instance, not on the one attached as compute node %d", from, x.self)
 	}
 	return nil
 }
@@ -86,8 +99,9 @@ func (x *Index) checkRepartition(ep transport.Endpoint, from, to int, split []by
 // handOver is the part of a repartitioning with this compute node
 // quiesced: the last dirty pages of frozen are flushed, the boundary is
 // found, nodes that start to straddle it become shared, the receiving
-// node adopts the range and installs the new partitions, and the pages
-// of the moved range are dropped.
+// node adopts the range and installs the new partitions, both nodes'
+// partitions are published, and the pages of the moved range are
+// dropped.
 func (c *client) handOver(parts *partitions, from, to int, low []byte, frozen *keyRange) ([]byte, error) {
 	x, cn := c.x, c.cn
 	// Step 3: splits of leaves below split may have dirtied pages of
@@ -96,6 +110,14 @@ func (c *client) handOver(parts *partitions, from, to int, low []byte, frozen *k
 		return nil, err
 	}
 	path, bound, err := c.boundPath(parts, frozen.low, low, frozen.high)
+	if err != nil {
+		return nil, err
+	}
+	next, _, err := parts.move(from, to, bound)
+	if err != nil {
+		return nil, err
+	}
+	table, err := next.table(x.l.ks)
 	if err != nil {
 		return nil, err
 	}
@@ -122,12 +144,23 @@ func (c *client) handOver(parts *partitions, from, to int, low []byte, frozen *k
 			f.unlock()
 		}
 	}
-	// Step 4: the receiving node re-reads its stale copies and installs
-	// the new partitions while both nodes are quiesced.
+	// Step 4: the new partitions are staged in memory for a receiving
+	// node whose instance knows older ones; it re-reads its stale copies
+	// and installs them while both nodes are quiesced. This node installs
+	// them too and publishes them, before any operation it turns away
+	// sends a compute node to read them.
+	if err := c.ep.Write(x.tableAddr(next.version), table); err != nil {
+		return nil, fmt.Errorf("dex: stage partitions version %d: %w", next.version, err)
+	}
 	req := binary.LittleEndian.AppendUint16(nil, uint16(from))
+	req = binary.LittleEndian.AppendUint32(req, uint32(next.version))
 	req = append(req, bound...)
 	if _, err := c.ep.Call(x.comps[to], methodAdopt, req); err != nil {
 		return nil, fmt.Errorf("dex: hand [%x, %x) to compute node %d: %w", bound, frozen.high, to, err)
+	}
+	x.install(next)
+	if err := x.setPartitionWord(c.ep, next.version); err != nil {
+		return nil, err
 	}
 	// Step 5: this node's pages of the moved range go.
 	c.drop(&keyRange{low: bound, high: frozen.high})
@@ -346,27 +379,38 @@ func (c *client) drop(r *keyRange) {
 
 // serveAdopt runs on the receiving compute node: with its operations
 // drained, it brings its cached copies of nodes the move makes its own up
-// to date and installs the new partitions.
+// to date and installs the new partitions, of version v. It makes them
+// from the ones it knows when those are of version v-1, as the giving
+// node's, and otherwise reads them where the giving node staged them.
 func (x *Index) serveAdopt(ep transport.Endpoint, req []byte) ([]byte, error) {
-	if len(req) != 2+x.l.ks {
-		return nil, fmt.Errorf("dex: adopt request of %d bytes, want %d", len(req), 2+x.l.ks)
+	if len(req) != 6+x.l.ks {
+		return nil, fmt.Errorf("dex: adopt request of %d bytes, want %d", len(req), 6+x.l.ks)
 	}
-	from, bound := int(binary.LittleEndian.Uint16(req)), req[2:]
+	from, v, bound := int(binary.LittleEndian.Uint16(req)), uint64(binary.LittleEndian.Uint32(req[2:])), req[6:]
 	c := x.handlerClient(ep)
 	cn := c.cn
 	cn.own.Lock(ep)
 	defer cn.own.Unlock()
 	old := x.parts.Load()
-	next, moved, err := old.move(from, cn.idx, bound)
+	var next *partitions
+	var moved keyRange
+	var err error
+	if old.version+1 == v {
+		next, moved, err = old.move(from, cn.idx, bound)
+	} else if next, err = x.staged(ep, v); err == nil {
+		// Every compute node's own ranges are current in its instance,
+		// so old and next differ in this node's ranges by the move
+		// alone: the cached nodes to re-read are the same around the
+		// range this node owns from bound on.
+		moved = keyRange{low: bound, high: next.limit(bound)}
+	}
 	if err != nil {
 		return nil, err
 	}
 	if err := c.adopt(old, next, &moved); err != nil {
 		return nil, fmt.Errorf("dex: compute node %d adopts [%x, %x): %w", cn.idx, moved.low, moved.high, err)
 	}
-	if !x.parts.CompareAndSwap(old, next) {
-		return nil, fmt.Errorf("dex: compute node %d adopts [%x, %x): the partitions changed meanwhile", cn.idx, moved.low, moved.high)
-	}
+	x.install(next)
 	return []byte{fwdOK}, nil
 }
 

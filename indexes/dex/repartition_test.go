@@ -39,16 +39,35 @@ func rpCluster(seed uint64) transport.Config {
 }
 
 // newRepartitioned builds DEX on f with the scenario's partitions and
-// bulk-loads it.
-func newRepartitioned(t *testing.T, f transport.Fabric, raw map[string]string) *Index {
+// bulk-loads it. It returns each compute node's instance: one for all, or
+// with split one each, as compute nodes in processes of their own have,
+// the first compute node's built and loaded, the others attached to it
+// after the load.
+func newRepartitioned(t *testing.T, f transport.Fabric, raw map[string]string, split bool) []*Index {
 	t.Helper()
+	comps := f.Config().ComputeNodeIDs()
 	env := indexes.Env{Fabric: f, KeySize: 8, ValueSize: 8, CacheBytes: 1 << 20,
 		Partitions: [][]byte{key(0), key(rpWidth), key(2 * rpWidth)}}
+	if split {
+		if won, err := indexes.Claim(f.Setup(comps[0]), f); err != nil || !won {
+			t.Fatalf("claiming the superblock: won %v, error %v", won, err)
+		}
+	}
 	x := indextest.Build(t, "dex", env, raw).(*Index)
-	if err := x.BulkLoad(f.Setup(f.Config().ComputeNodeIDs()[0]), loadSeq(3*rpWidth/2-1, 2)); err != nil {
+	if err := x.BulkLoad(f.Setup(comps[0]), loadSeq(3*rpWidth/2-1, 2)); err != nil {
 		t.Fatal(err)
 	}
-	return x
+	xs := []*Index{x, x, x, x}
+	if split {
+		if err := indexes.Publish(f.Setup(comps[0]), f); err != nil {
+			t.Fatal(err)
+		}
+		env.Attach = true
+		for n := 1; n < len(comps); n++ {
+			xs[n] = indextest.Build(t, "dex", env, raw).(*Index)
+		}
+	}
+	return xs
 }
 
 // rpModel is what writers acknowledged: key -> value, nil when deleted.
@@ -122,9 +141,10 @@ func (m *rpModel) want(k uint64) ([]byte, bool) {
 // checks every acknowledged write from every compute node, that the flush
 // wrote when dirty pages are sure to be there (eager admission, no
 // offloading), and that the spare serves the moved range without
-// forwarding.
-func runRepartition(t *testing.T, f transport.Fabric, raw map[string]string, dirty bool) {
-	x := newRepartitioned(t, f, raw)
+// forwarding. With split every compute node has an instance of its own
+// (newRepartitioned): compute node 0's learns both moves from memory.
+func runRepartition(t *testing.T, f transport.Fabric, raw map[string]string, dirty, split bool) {
+	xs := newRepartitioned(t, f, raw, split)
 	comps := f.Config().ComputeNodeIDs()
 	m := &rpModel{m: map[uint64][]byte{}}
 	var done atomic.Bool
@@ -139,6 +159,7 @@ func runRepartition(t *testing.T, f transport.Fabric, raw map[string]string, dir
 	for n := range 4 {
 		for th := range rpThreads {
 			w := uint64(n*rpThreads + th)
+			x := xs[n]
 			f.Go(comps[n], th, func(ep transport.Endpoint) {
 				c := x.NewClient(ep)
 				switch {
@@ -210,13 +231,16 @@ func runRepartition(t *testing.T, f transport.Fabric, raw map[string]string, dir
 	if b2 <= b || b2 >= 2*rpWidth {
 		t.Fatalf("second bound %d is outside (%d, %d)", b2, b, 2*rpWidth)
 	}
-	parts := x.parts.Load()
-	for _, c := range []struct {
-		k     uint64
-		owner int
-	}{{rpWidth, 1}, {b - 1, 1}, {b, 3}, {b2 - 1, 3}, {b2, 2}, {2 * rpWidth, 2}} {
-		if o := parts.owner(key(c.k)); o != c.owner {
-			t.Errorf("key %d is owned by compute node %d, want %d", c.k, o, c.owner)
+	// The compute nodes of the second move know its partitions.
+	for _, n := range []int{2, 3} {
+		parts := xs[n].parts.Load()
+		for _, c := range []struct {
+			k     uint64
+			owner int
+		}{{rpWidth, 1}, {b - 1, 1}, {b, 3}, {b2 - 1, 3}, {b2, 2}, {2 * rpWidth, 2}} {
+			if o := parts.owner(key(c.k)); o != c.owner {
+				t.Errorf("compute node %d: key %d is owned by compute node %d, want %d", n, c.k, o, c.owner)
+			}
 		}
 	}
 	var keys []uint64
@@ -229,7 +253,7 @@ func runRepartition(t *testing.T, f transport.Fabric, raw map[string]string, dir
 	f.ResetStats()
 	for n := range 4 {
 		f.Go(comps[n], 0, func(ep transport.Endpoint) {
-			c := x.NewClient(ep)
+			c := xs[n].NewClient(ep)
 			check := func(k uint64) {
 				v, ok, err := c.Search(key(k))
 				want, wantOK := m.want(k)
@@ -250,10 +274,13 @@ func runRepartition(t *testing.T, f transport.Fabric, raw map[string]string, dir
 	if err := f.Run(); err != nil {
 		t.Fatal(err)
 	}
+	if v := xs[0].parts.Load().version; v != 2 {
+		t.Errorf("compute node 0 knows partitions version %d after searching the moved ranges, want 2", v)
+	}
 	// The spare runs alone on what it kept: nothing is forwarded.
 	f.ResetStats()
 	f.Go(comps[3], 0, func(ep transport.Endpoint) {
-		c := x.NewClient(ep)
+		c := xs[3].NewClient(ep)
 		for k := b; k < b2; k += 5 {
 			if _, _, err := c.Search(key(k)); err != nil {
 				t.Error(err)
@@ -278,7 +305,7 @@ func runRepartition(t *testing.T, f transport.Fabric, raw map[string]string, dir
 		}
 	}
 	f.Go(comps[0], 0, func(ep transport.Endpoint) {
-		c := x.NewClient(ep)
+		c := xs[0].NewClient(ep)
 		i := 0
 		err := c.Scan(key(0), len(want)+1, func(k, v []byte) bool {
 			if i >= len(want) || !bytes.Equal(k, want[i][0]) || !bytes.Equal(v, want[i][1]) {
@@ -309,7 +336,7 @@ func TestRepartitionSim(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		runRepartition(t, f, map[string]string{"offload": "off", "admission": "eager"}, true)
+		runRepartition(t, f, map[string]string{"offload": "off", "admission": "eager"}, true, false)
 		hashes[i] = f.EventHash()
 		f.Close()
 		if t.Failed() {
@@ -326,7 +353,7 @@ func TestRepartitionSim(t *testing.T) {
 // moved range spans several subtrees and memory nodes.
 func TestRepartitionLowSubtrees(t *testing.T) {
 	f := indextest.SimFabric(t, rpCluster(5), sim.CX5)
-	runRepartition(t, f, map[string]string{"subtreelevel": "1", "offload": "always"}, false)
+	runRepartition(t, f, map[string]string{"subtreelevel": "1", "offload": "always"}, false, false)
 }
 
 // TestRepartitionLocal runs the scenario on the local fabric, threads in
@@ -337,14 +364,28 @@ func TestRepartitionLocal(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	runRepartition(t, f, nil, false)
+	runRepartition(t, f, nil, false, false)
+}
+
+// TestRepartitionSplit runs the scenario with an instance per compute
+// node on both fabrics: the moves travel through memory and the
+// hand-over RPC, and the compute nodes outside a move find it when its
+// giving node turns their operations away.
+func TestRepartitionSplit(t *testing.T) {
+	t.Run("sim", func(t *testing.T) {
+		f := indextest.SimFabric(t, rpCluster(3), sim.CX5)
+		runRepartition(t, f, map[string]string{"offload": "off", "admission": "eager"}, true, true)
+	})
+	t.Run("local", func(t *testing.T) {
+		runRepartition(t, indextest.NewFabric(t, indextest.Local, rpCluster(4)), nil, false, true)
+	})
 }
 
 // TestRepartitionErrors: a move the partitions cannot honour is refused
 // with an error naming it, and leaves the partitions as they were.
 func TestRepartitionErrors(t *testing.T) {
 	f := indextest.SimFabric(t, rpCluster(5), sim.CX5)
-	x := newRepartitioned(t, f, nil)
+	x := newRepartitioned(t, f, nil, false)[0]
 	before := x.parts.Load()
 	comps := f.Config().ComputeNodeIDs()
 	cases := []struct {
