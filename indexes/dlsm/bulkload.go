@@ -2,6 +2,7 @@ package dlsm
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"iter"
 
@@ -11,8 +12,13 @@ import (
 // BulkLoad writes kvs as full SSTables of each shard's key range straight
 // into the shallowest level whose size limit holds the shard's records,
 // the shape a load by Puts leaves once compaction has caught up (the
-// artifact loads by Puts; the result is the same sorted data).
+// artifact loads by Puts; the result is the same sorted data). Each
+// shard's version goes to memory as its manifest too, for the compute
+// node that attaches to it.
 func (x *Index) BulkLoad(ep transport.Endpoint, kvs iter.Seq2[[]byte, []byte]) error {
+	if x.attached {
+		return errors.New("dlsm: bulk load through an attached instance: the compute node that built the index loads it")
+	}
 	f := &x.f
 	target := max(1, int(x.memBytes)/f.esz)
 	tables := make([][]*table, len(x.shards))
@@ -73,6 +79,9 @@ func (x *Index) BulkLoad(ep transport.Endpoint, kvs iter.Seq2[[]byte, []byte]) e
 		nv.levels[lv] = insertSorted(f, nv.levels[lv], tables[i])
 		s.ver = nv
 		s.mu.Unlock()
+		if err := x.writeManifest(ep, s); err != nil {
+			return fmt.Errorf("dlsm: bulk load: %w", err)
+		}
 	}
 	return nil
 }

@@ -31,6 +31,9 @@ const (
 
 // NewClient makes a client.
 func (x *Index) NewClient(ep transport.Endpoint) indexes.Client {
+	if x.attached && ep.Node() != x.node {
+		panic(fmt.Sprintf("dlsm: a client on compute node %d of the instance that attached as compute node %d: compute nodes attach in the order of the cluster's list", ep.Node(), x.node))
+	}
 	return &client{x: x, ep: ep}
 }
 
@@ -41,7 +44,7 @@ type client struct {
 
 // local returns the shard at i when this client's node owns it.
 func (c *client) local(i int) *shard {
-	if s := c.x.shards[i]; s.node == c.ep.Node() {
+	if s := c.x.shards[i]; s != nil && s.node == c.ep.Node() {
 		return s
 	}
 	return nil
@@ -89,9 +92,9 @@ func (c *client) forward(i int, op opKind, key, val []byte, n int) ([]byte, erro
 	c.ep.SetStep(stepForward)
 	req := append([]byte{byte(op)}, binary.LittleEndian.AppendUint32(nil, uint32(n))...)
 	req = append(append(req, key...), val...)
-	rep, err := c.ep.Call(c.x.shards[i].node, methodForward, req)
+	rep, err := c.ep.Call(c.x.comps[i], methodForward, req)
 	if err != nil {
-		return nil, wrap(fmt.Sprintf("forward to compute node %d", c.x.shards[i].node), err)
+		return nil, wrap(fmt.Sprintf("forward to compute node %d", c.x.comps[i]), err)
 	}
 	if len(rep) == 0 {
 		return nil, errors.New("dlsm: empty forward reply")
@@ -112,8 +115,8 @@ func (x *Index) serveForward(ep transport.Endpoint, req []byte) ([]byte, error) 
 	key, val := req[5:5+ks], req[5+ks:]
 	i := x.owner(key)
 	s := x.shards[i]
-	if s.node != ep.Node() {
-		return nil, fmt.Errorf("forwarded key %x belongs to compute node %d, not %d", key, s.node, ep.Node())
+	if s == nil || s.node != ep.Node() {
+		return nil, fmt.Errorf("forwarded key %x belongs to compute node %d, not %d", key, x.comps[i], ep.Node())
 	}
 	fail := func(err error) ([]byte, error) { return append([]byte{fwdError}, err.Error()...), nil }
 	switch op {

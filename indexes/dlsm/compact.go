@@ -263,8 +263,13 @@ func boolByte(b bool) byte {
 }
 
 // serve registers the memory nodes' compaction handler and the compute
-// nodes' forwarding handler.
+// nodes' forwarding handler. An attached instance registers only its own
+// compute node's: the memory nodes' service came with the index.
 func (x *Index) serve() {
+	if x.attached {
+		x.env.Fabric.Handle(x.node, methodForward, x.serveForward)
+		return
+	}
 	for _, n := range x.mems {
 		x.env.Fabric.Handle(n, methodCompact, x.serveCompact)
 	}

@@ -81,11 +81,19 @@ type Index struct {
 	comps  []transport.NodeID
 	mems   []transport.NodeID
 	bounds [][]byte // bounds[i]: lowest key of shard i
+	// shards[i] is shard i's LSM tree, nil in an attached instance for
+	// the shards of other compute nodes, which their own instances hold.
 	shards []*shard
 	allocs map[transport.NodeID]*transport.Allocator
+	// attached says the instance attached to a dLSM another compute node
+	// built (Env.Attach): it serves node's clients and shard only. An
+	// instance that built the index serves every compute node.
+	attached bool
+	node     transport.NodeID
 }
 
-// New builds an empty dLSM.
+// New builds an empty dLSM, or with env.Attach opens the shard of the
+// next compute node to attach (see attach).
 func New(env indexes.Env, p indexes.Params) (indexes.Index, error) {
 	if env.KeySize <= 0 || env.ValueSize < 0 {
 		return nil, fmt.Errorf("key size %d and value size %d: need a positive key size", env.KeySize, env.ValueSize)
@@ -99,14 +107,54 @@ func New(env indexes.Env, p indexes.Params) (indexes.Index, error) {
 	}
 	x.memBytes = memtableBytes(p.String("memtable"), env.Records)
 	x.bounds = shardBounds(env, len(x.comps))
-	for i := range x.bounds {
-		x.shards = append(x.shards, newShard(x, i, x.comps[i], x.mems[i%len(x.mems)]))
+	x.shards = make([]*shard, len(x.bounds))
+	if env.Attach {
+		if err := x.attach(); err != nil {
+			return nil, err
+		}
+	} else {
+		for i := range x.bounds {
+			x.shards[i] = newShard(x, i, x.comps[i], x.mems[i%len(x.mems)])
+		}
+		if err := x.clearMeta(env.Fabric.Setup(x.comps[0])); err != nil {
+			return nil, err
+		}
 	}
 	for _, n := range x.comps {
 		x.allocs[n] = transport.NewAllocator(env.Fabric, 0)
 	}
 	x.serve()
 	return x, nil
+}
+
+// attach makes the instance the next compute node to attach, in the
+// order of the cluster's compute-node list after the first, which built
+// the index: the attach counter in memory (manifest.go) numbers them, as
+// indexes.Env says nothing of which compute node an instance runs on. The
+// instance then holds that node's shard alone, opened from the manifest
+// the bulk load left in memory, and serves the RPCs forwarded to the node.
+func (x *Index) attach() error {
+	a, err := x.counterAddr()
+	if err != nil {
+		return err
+	}
+	prev, err := x.env.Fabric.Setup(x.comps[0]).FAA(a, 1)
+	if err != nil {
+		return wrap("take a place in the attach counter", err)
+	}
+	k := int(prev) + 1
+	if k >= len(x.comps) {
+		return fmt.Errorf("attaching: %d compute nodes have attached already, every one of the cluster's %d but the one that built the index", prev, len(x.comps))
+	}
+	x.attached, x.node = true, x.comps[k]
+	if k < len(x.bounds) {
+		s := newShard(x, k, x.node, x.mems[k%len(x.mems)])
+		if err := x.openManifest(x.env.Fabric.Setup(x.node), s); err != nil {
+			return err
+		}
+		x.shards[k] = s
+	}
+	return nil
 }
 
 // memtableBytes resolves the memtable parameter.
@@ -161,6 +209,9 @@ func (x *Index) Info() indexes.Info {
 		info.Params[k] = v
 	}
 	for _, s := range x.shards {
+		if s == nil {
+			continue
+		}
 		c, m := s.footprint()
 		info.CacheBytes += c
 		info.MemoryBytes += m

@@ -103,6 +103,43 @@
 // allocator's RPCs queue there: this is the memory-node CPU bottleneck of
 // DMTree section 2.2.3 / Figure 3b.
 //
+// # Compute nodes in processes
+//
+// dLSM shares nothing between compute nodes, and neither does this one:
+// each compute node's LSM tree (memtables, version, table cache) is its
+// own, as each compute node of the artifact opens a DB of its own whose
+// version edits stay on it (the artifact ships them to the memory node
+// only when built WITHPERSISTENCE, which its port_posix.h leaves off).
+// What crosses compute nodes crosses them in one process too: operations
+// on another node's keys, by the forwarding RPC to the owner, and
+// SSTables, in memory. Attaching therefore concerns only where a shard's
+// version comes from:
+//
+//   - The instance that builds the index holds every shard, and the bulk
+//     load writes each shard's version to memory as its manifest
+//     (manifest.go: per table its address, entries, meta bytes and level;
+//     a chunk of its own, named by a slot in the meta area of the shard's
+//     memory node), with the setup endpoint, outside measured time.
+//   - A compute node that attaches (indexes.Env.Attach) takes the next
+//     place in the attach counter in memory node 0's meta area. Env does
+//     not say which compute node an instance runs on, so the place stands
+//     for it: the k-th to attach is the k-th compute node of the
+//     cluster's list after the first, which built the index (NewClient
+//     panics for a client on another node). It reads its shard's
+//     manifest and opens the tables as the table cache does (index
+//     blocks, filters and footers READ), and registers the forwarding
+//     handler on its node; from then on it alone serves that shard. The
+//     building instance's copies of the other shards are no longer
+//     reached: its clients forward.
+//   - So compute nodes attach in list order, and before any client
+//     writes: a memtable is compute-node memory, and a write made to a
+//     shard before its node attached stays in the building instance's.
+//   - The memory nodes' compaction handler is registered with the index,
+//     by the building instance.
+//   - Info counts the shards an instance holds and the remote bytes it
+//     allocated; the building one also counts the other shards' loaded
+//     tables, whose index blocks their own nodes hold again.
+//
 // # The stuck compaction of the artifact
 //
 // ruihong123/dLSM issue #8 (open), "Stuck in the near data compaction":
@@ -140,6 +177,7 @@
 //     holds the shard's data, where the artifact loads by Puts.
 //   - The forwarding RPC exists only for clients of non-owner compute
 //     nodes; the artifact's runs never send another node's key.
-//   - Shard state lives in this process: on the tcp fabric the compute
-//     nodes must share one process.
+//   - Each shard's loaded version is also kept in memory as a manifest,
+//     for compute nodes in processes of their own (see above); the
+//     artifact's compute nodes each load their own data by Puts.
 package dlsm
