@@ -127,7 +127,7 @@ func (m *member) run(c Config) (*Result, error) {
 	}
 	start := time.Now()
 	if won {
-		if r.idx, err = c.index(f, false); err != nil {
+		if r.idx, err = c.index(f, false, []transport.NodeID{self}); err != nil {
 			return nil, err
 		}
 		records, err := c.Workload.Records()
@@ -144,7 +144,7 @@ func (m *member) run(c Config) (*Result, error) {
 		if err := indexes.AwaitReady(setup, f, c.Process.Wait); err != nil {
 			return nil, err
 		}
-		if r.idx, err = c.index(f, true); err != nil {
+		if r.idx, err = c.index(f, true, []transport.NodeID{self}); err != nil {
 			return nil, err
 		}
 	}
@@ -320,7 +320,7 @@ func Open(c *Config) (f transport.Fabric, idx indexes.Index, built bool, err err
 		err = indexes.AwaitReady(setup, f, 0)
 	}
 	if err == nil {
-		idx, err = c.index(f, !won)
+		idx, err = c.index(f, !won, nil)
 	}
 	if err != nil {
 		return nil, nil, false, errors.Join(fmt.Errorf("memory nodes %v: %w", c.MemNodes, err), f.Close())

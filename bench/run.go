@@ -28,7 +28,7 @@ func Build(c *Config) (transport.Fabric, indexes.Index, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	idx, err := c.index(f, false)
+	idx, err := c.index(f, false, nil)
 	if err != nil {
 		f.Close()
 		return nil, nil, err
@@ -65,14 +65,15 @@ func (c *Config) fabric(opt tcp.Options) (transport.Fabric, error) {
 }
 
 // index builds the run's index on f, or attaches to the one another
-// compute node built (indexes.Env.Attach).
-func (c *Config) index(f transport.Fabric, attach bool) (indexes.Index, error) {
+// compute node built (indexes.Env.Attach), to serve the compute nodes
+// compute (nil: all).
+func (c *Config) index(f transport.Fabric, attach bool, compute []transport.NodeID) (indexes.Index, error) {
 	loaded, err := c.Workload.LoadedRecords()
 	if err != nil {
 		return nil, err
 	}
 	env := indexes.Env{Fabric: f, KeySize: c.Workload.KeySize, ValueSize: c.Workload.ValueSize(), CacheBytes: c.CacheBytes,
-		Records: uint64(loaded), Attach: attach}
+		Records: uint64(loaded), Attach: attach, Compute: compute}
 	if c.Workload.PartitionedKeys {
 		parts, err := c.partitions()
 		if err != nil {

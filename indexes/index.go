@@ -3,6 +3,7 @@ package indexes
 import (
 	"errors"
 	"iter"
+	"slices"
 
 	"github.com/dmbench/dmbench/indexes/combine"
 	"github.com/dmbench/dmbench/transport"
@@ -83,6 +84,17 @@ type Env struct {
 	// processes of their own (dmbench computenode, go-ycsb's run after its
 	// load). The conformance suite's Split case checks it.
 	Attach bool
+	// Compute lists the compute nodes this instance serves, when it does
+	// not serve them all (nil): their clients call NewClient on it and it
+	// registers their RPC handlers, while the other compute nodes run
+	// instances of their own, in other processes. An index keeps Go
+	// state, caches and handlers for these nodes only.
+	Compute []transport.NodeID
+}
+
+// Serves reports whether the instance built in env serves compute node n.
+func (env Env) Serves(n transport.NodeID) bool {
+	return env.Compute == nil || slices.Contains(env.Compute, n)
 }
 
 // Combiner is an index whose compute nodes serve concurrent operations on

@@ -18,14 +18,16 @@ const bulkFill = 0.8
 // is owned by one compute node, and each subtree rooted at level M is
 // placed on one memory node (section 3). It replaces the initial tree.
 func (x *Index) BulkLoad(ep transport.Endpoint, kvs iter.Seq2[[]byte, []byte]) error {
-	if x.self >= 0 {
-		return fmt.Errorf("dex: bulk load through compute node %d, attached to a tree another compute node built: that one loads it", x.comps[x.self])
+	if x.env.Attach {
+		return fmt.Errorf("dex: bulk load through an instance attached to a tree another compute node built: that one loads it")
 	}
 	if err := x.build(ep, kvs); err != nil {
 		return fmt.Errorf("dex: bulk load: %w", err)
 	}
 	for _, c := range x.cn {
-		c.reset()
+		if c != nil {
+			c.reset()
+		}
 	}
 	return nil
 }

@@ -67,11 +67,10 @@ type Index struct {
 	parts atomic.Pointer[partitions]
 	// moving serialises this instance's repartitionings (repartition.go).
 	moving transport.Mutex
-	// cn is per compute node, by index into comps: every one in the
-	// instance that built the tree, only self's in an attached one.
-	cn   []*computeNode
-	self int           // the compute node an attached instance serves, -1 in the builder
-	rr   atomic.Uint64 // round-robin placement above level M
+	// cn is per compute node, by index into comps: nil for the compute
+	// nodes the instance does not serve (Env.Compute).
+	cn []*computeNode
+	rr atomic.Uint64 // round-robin placement above level M
 }
 
 // New builds an empty DEX tree: a root over one leaf per partition, so
@@ -109,7 +108,7 @@ func New(env indexes.Env, p indexes.Params) (indexes.Index, error) {
 	}
 	f := env.Fabric
 	cfg := f.Config()
-	x := &Index{env: env, params: p, opt: o, l: l, mems: cfg.MemoryNodeIDs(), comps: cfg.ComputeNodeIDs(), self: -1}
+	x := &Index{env: env, params: p, opt: o, l: l, mems: cfg.MemoryNodeIDs(), comps: cfg.ComputeNodeIDs()}
 	if len(x.comps) == 0 {
 		return nil, fmt.Errorf("dex needs at least one compute node")
 	}
@@ -133,9 +132,9 @@ func New(env indexes.Env, p indexes.Params) (indexes.Index, error) {
 			return nil, err
 		}
 	}
-	for i := range x.comps {
+	for i, n := range x.comps {
 		var c *computeNode
-		if x.self < 0 || x.self == i {
+		if env.Serves(n) {
 			c = newComputeNode(x, i, env.CacheBytes)
 		}
 		x.cn = append(x.cn, c)
@@ -182,17 +181,15 @@ func (x *Index) NewClient(ep transport.Endpoint) indexes.Client {
 	return x.newClient(ep)
 }
 
-// compute returns the compute-node state of node n. An attached instance
-// has only its own: a client of another compute node on it means that
-// the compute nodes attached out of the order of the cluster's list, the
-// order in which an attaching instance learns its node (table.go).
+// compute returns the compute-node state of node n, which the instance
+// must serve (Env.Compute).
 func (x *Index) compute(n transport.NodeID) *computeNode {
 	for i, c := range x.comps {
 		if c != n {
 			continue
 		}
 		if x.cn[i] == nil {
-			panic(fmt.Sprintf("dex: a client of compute node %d on the instance that attached as compute node %d: compute nodes attach in the order of the cluster's compute-node list", n, x.comps[x.self]))
+			panic(fmt.Sprintf("dex: a client of compute node %d on an instance that serves compute nodes %v", n, x.env.Compute))
 		}
 		return x.cn[i]
 	}

@@ -95,14 +95,10 @@
 // 3 READs) and routes again. With one instance for all compute nodes
 // they share the partitions and nobody reads them.
 //
-// Env does not say which compute node an attaching instance is: the
-// builder counts as the cluster's first, and each attaching instance
-// takes the next one by one FAA on a word of the meta area and serves
-// that node's clients and its forwarding and hand-over RPCs; the builder
-// serves every compute node without an instance of its own. indextest
-// attaches in that order; a client of another compute node on an
-// attached instance panics, naming both. The memory nodes' offload
-// handler, which needs only the node layout, is the builder's.
+// An instance serves the compute nodes Env.Compute names (all when nil):
+// their clients, caches, and forwarding and hand-over RPCs; a client of
+// another compute node on it panics, naming both. The memory nodes'
+// offload handler, which needs only the node layout, is the builder's.
 //
 // # Verbs per operation (warm cache, no contention)
 //

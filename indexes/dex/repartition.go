@@ -91,7 +91,7 @@ func (x *Index) checkRepartition(ep transport.Endpoint, from, to int, split []by
 	case ep.Node() != x.comps[from]:
 		return fmt.Errorf("dex: repartition from compute node %d (node id %d) runs on one of its threads, not on node id %d", from, x.comps[from], ep.Node())
 	case x.cn[from] == nil:
-		return fmt.Errorf("dex: repartition from compute node %d runs on its own instance, not on the one attached as compute node %d", from, x.self)
+		return fmt.Errorf("dex: repartition from compute node %d runs on an instance that serves it, not on one that serves compute nodes %v", from, x.env.Compute)
 	}
 	return nil
 }

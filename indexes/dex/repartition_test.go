@@ -49,6 +49,7 @@ func newRepartitioned(t *testing.T, f transport.Fabric, raw map[string]string, s
 	env := indexes.Env{Fabric: f, KeySize: 8, ValueSize: 8, CacheBytes: 1 << 20,
 		Partitions: [][]byte{key(0), key(rpWidth), key(2 * rpWidth)}}
 	if split {
+		env.Compute = comps[:1]
 		if won, err := indexes.Claim(f.Setup(comps[0]), f); err != nil || !won {
 			t.Fatalf("claiming the superblock: won %v, error %v", won, err)
 		}
@@ -64,6 +65,7 @@ func newRepartitioned(t *testing.T, f transport.Fabric, raw map[string]string, s
 		}
 		env.Attach = true
 		for n := 1; n < len(comps); n++ {
+			env.Compute = comps[n : n+1]
 			xs[n] = indextest.Build(t, "dex", env, raw).(*Index)
 		}
 	}

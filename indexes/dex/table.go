@@ -16,21 +16,18 @@ import (
 //
 //	0   the root pointer
 //	8   M, as the compute node that built the tree resolved it
-//	16  how many compute nodes have an instance: the builder, then one
-//	    more per attach, in attach order
-//	24  the partition word: the version of the partitions last published,
+//	16  the partition word: the version of the partitions last published,
 //	    shifted left by one, and lockBit while a repartitioning runs
-//	32  two partition-table slots; version v is in slot v%2
+//	24  two partition-table slots; version v is in slot v%2
 //
 // A repartitioning writes the slot of its version while the readers of
 // the published version read the other; the partition word, read before
 // and after a slot, tells them whether the version held still.
 const (
-	metaRoot     = 0
-	metaSubtree  = 8
-	metaAttached = 16
-	metaParts    = 24
-	metaTables   = 32
+	metaRoot    = 0
+	metaSubtree = 8
+	metaParts   = 16
+	metaTables  = 24
 	// tableBytes is one slot: 196 ranges of 8-byte keys.
 	tableBytes = (transport.MetaBytes - indexes.SuperblockBytes - metaTables) / 2 &^ 7
 )
@@ -175,13 +172,12 @@ func (c *client) lockPartitions() (*partitions, error) {
 	}
 }
 
-// publishMeta writes M, the builder's count of one instance and version
-// 0 of the partitions, which every compute node derives from
-// Env.Partitions, through the building compute node's setup endpoint.
+// publishMeta writes M and version 0 of the partitions, which every
+// compute node derives from Env.Partitions, through the building compute
+// node's setup endpoint.
 func (x *Index) publishMeta(ep transport.Endpoint) error {
 	var b [metaTables - metaSubtree]byte
 	binary.LittleEndian.PutUint64(b[:], uint64(x.opt.m))
-	binary.LittleEndian.PutUint64(b[metaAttached-metaSubtree:], 1)
 	if err := ep.Write(x.meta.Add(metaSubtree), b[:]); err != nil {
 		return fmt.Errorf("dex: write the meta area: %w", err)
 	}
@@ -189,22 +185,13 @@ func (x *Index) publishMeta(ep transport.Endpoint) error {
 }
 
 // attach opens the tree another compute node built: it reads M and the
-// partitions last published, and takes the next compute node in attach
-// order as the one it serves.
+// partitions last published.
 func (x *Index) attach(ep transport.Endpoint) error {
 	var w [8]byte
 	if err := ep.Read(w[:], x.meta.Add(metaSubtree)); err != nil {
 		return fmt.Errorf("dex: read M: %w", err)
 	}
 	x.opt.m = int(binary.LittleEndian.Uint64(w[:]))
-	n, err := ep.FAA(x.meta.Add(metaAttached), 1)
-	if err != nil {
-		return fmt.Errorf("dex: count the compute nodes attached: %w", err)
-	}
-	if n == 0 || n >= uint64(len(x.comps)) {
-		return fmt.Errorf("dex: %d compute nodes have an instance already, and the cluster has %d", n, len(x.comps))
-	}
-	x.self = int(n)
 	parts, err := x.published(ep, x.parts.Load())
 	if err != nil {
 		return err

@@ -16,7 +16,7 @@ import (
 // shard's version goes to memory as its manifest too, for the compute
 // node that attaches to it.
 func (x *Index) BulkLoad(ep transport.Endpoint, kvs iter.Seq2[[]byte, []byte]) error {
-	if x.attached {
+	if x.env.Attach {
 		return errors.New("dlsm: bulk load through an attached instance: the compute node that built the index loads it")
 	}
 	f := &x.f

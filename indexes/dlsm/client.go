@@ -31,8 +31,8 @@ const (
 
 // NewClient makes a client.
 func (x *Index) NewClient(ep transport.Endpoint) indexes.Client {
-	if x.attached && ep.Node() != x.node {
-		panic(fmt.Sprintf("dlsm: a client on compute node %d of the instance that attached as compute node %d: compute nodes attach in the order of the cluster's list", ep.Node(), x.node))
+	if !x.env.Serves(ep.Node()) {
+		panic(fmt.Sprintf("dlsm: a client on compute node %d of an instance that serves compute nodes %v", ep.Node(), x.env.Compute))
 	}
 	return &client{x: x, ep: ep}
 }

@@ -266,16 +266,16 @@ func boolByte(b bool) byte {
 // nodes' forwarding handler. An attached instance registers only its own
 // compute node's: the memory nodes' service came with the index.
 func (x *Index) serve() {
-	if x.attached {
-		x.env.Fabric.Handle(x.node, methodForward, x.serveForward)
-		return
-	}
-	for _, n := range x.mems {
-		x.env.Fabric.Handle(n, methodCompact, x.serveCompact)
+	if !x.env.Attach {
+		for _, n := range x.mems {
+			x.env.Fabric.Handle(n, methodCompact, x.serveCompact)
+		}
 	}
 	if len(x.shards) > 1 || len(x.comps) > 1 {
 		for _, n := range x.comps {
-			x.env.Fabric.Handle(n, methodForward, x.serveForward)
+			if x.env.Serves(n) {
+				x.env.Fabric.Handle(n, methodForward, x.serveForward)
+			}
 		}
 	}
 }

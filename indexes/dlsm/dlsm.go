@@ -82,18 +82,14 @@ type Index struct {
 	mems   []transport.NodeID
 	bounds [][]byte // bounds[i]: lowest key of shard i
 	// shards[i] is shard i's LSM tree, nil in an attached instance for
-	// the shards of other compute nodes, which their own instances hold.
+	// the shards of compute nodes it does not serve (Env.Compute), which
+	// their own instances hold.
 	shards []*shard
 	allocs map[transport.NodeID]*transport.Allocator
-	// attached says the instance attached to a dLSM another compute node
-	// built (Env.Attach): it serves node's clients and shard only. An
-	// instance that built the index serves every compute node.
-	attached bool
-	node     transport.NodeID
 }
 
-// New builds an empty dLSM, or with env.Attach opens the shard of the
-// next compute node to attach (see attach).
+// New builds an empty dLSM, or with env.Attach opens the shards of the
+// compute nodes the instance serves (see attach).
 func New(env indexes.Env, p indexes.Params) (indexes.Index, error) {
 	if env.KeySize <= 0 || env.ValueSize < 0 {
 		return nil, fmt.Errorf("key size %d and value size %d: need a positive key size", env.KeySize, env.ValueSize)
@@ -127,29 +123,17 @@ func New(env indexes.Env, p indexes.Params) (indexes.Index, error) {
 	return x, nil
 }
 
-// attach makes the instance the next compute node to attach, in the
-// order of the cluster's compute-node list after the first, which built
-// the index: the attach counter in memory (manifest.go) numbers them, as
-// indexes.Env says nothing of which compute node an instance runs on. The
-// instance then holds that node's shard alone, opened from the manifest
-// the bulk load left in memory, and serves the RPCs forwarded to the node.
+// attach opens the shards of the compute nodes the instance serves
+// (Env.Compute) from the manifests the bulk load left in memory; it then
+// serves those nodes' clients and the RPCs forwarded to them.
 func (x *Index) attach() error {
-	a, err := x.counterAddr()
-	if err != nil {
-		return err
-	}
-	prev, err := x.env.Fabric.Setup(x.comps[0]).FAA(a, 1)
-	if err != nil {
-		return wrap("take a place in the attach counter", err)
-	}
-	k := int(prev) + 1
-	if k >= len(x.comps) {
-		return fmt.Errorf("attaching: %d compute nodes have attached already, every one of the cluster's %d but the one that built the index", prev, len(x.comps))
-	}
-	x.attached, x.node = true, x.comps[k]
-	if k < len(x.bounds) {
-		s := newShard(x, k, x.node, x.mems[k%len(x.mems)])
-		if err := x.openManifest(x.env.Fabric.Setup(x.node), s); err != nil {
+	for k := range x.bounds {
+		n := x.comps[k]
+		if !x.env.Serves(n) {
+			continue
+		}
+		s := newShard(x, k, n, x.mems[k%len(x.mems)])
+		if err := x.openManifest(x.env.Fabric.Setup(n), s); err != nil {
 			return err
 		}
 		x.shards[k] = s

@@ -120,20 +120,17 @@
 //     (manifest.go: per table its address, entries, meta bytes and level;
 //     a chunk of its own, named by a slot in the meta area of the shard's
 //     memory node), with the setup endpoint, outside measured time.
-//   - A compute node that attaches (indexes.Env.Attach) takes the next
-//     place in the attach counter in memory node 0's meta area. Env does
-//     not say which compute node an instance runs on, so the place stands
-//     for it: the k-th to attach is the k-th compute node of the
-//     cluster's list after the first, which built the index (NewClient
-//     panics for a client on another node). It reads its shard's
-//     manifest and opens the tables as the table cache does (index
-//     blocks, filters and footers READ), and registers the forwarding
-//     handler on its node; from then on it alone serves that shard. The
-//     building instance's copies of the other shards are no longer
-//     reached: its clients forward.
-//   - So compute nodes attach in list order, and before any client
-//     writes: a memtable is compute-node memory, and a write made to a
-//     shard before its node attached stays in the building instance's.
+//   - A compute node that attaches (indexes.Env.Attach) opens the shards
+//     of the compute nodes it serves (indexes.Env.Compute: its own, in a
+//     process of its own): it reads each one's manifest and opens the
+//     tables as the table cache does (index blocks, filters and footers
+//     READ), and registers the forwarding handler on those nodes; from
+//     then on it alone serves them (NewClient panics for a client on
+//     another node). The building instance serves the nodes Env.Compute
+//     gives it; its copies of the other shards are no longer reached.
+//   - So compute nodes attach before any client writes: a memtable is
+//     compute-node memory, and a write made to a shard before its node
+//     attached stays in the building instance's.
 //   - The memory nodes' compaction handler is registered with the index,
 //     by the building instance.
 //   - Info counts the shards an instance holds and the remote bytes it

@@ -11,7 +11,6 @@ import (
 // What a compute node that attaches to a built dLSM (indexes.Env.Attach)
 // learns from memory, in the meta areas of the memory nodes' main regions:
 //
-//	memory node 0, +0                 attach counter: compute nodes attached so far
 //	shard i's memory node (i mod M),  manifest slot of shard i: [8 address][8 bytes]
 //	  +slotBase + 16*(i/M)            of its manifest, both 0 while it has none
 //
@@ -26,7 +25,6 @@ import (
 // opens each table as the table cache does (index block, filter and
 // footer READ and parsed).
 const (
-	attachCounter = 0
 	slotBase      = 64
 	slotBytes     = 16
 	manifestEntry = 24
@@ -49,25 +47,9 @@ func (x *Index) slotAddr(i int) (transport.GAddr, error) {
 	return r.Base.Add(off), nil
 }
 
-// counterAddr is the attach counter's address.
-func (x *Index) counterAddr() (transport.GAddr, error) {
-	r, err := x.env.Fabric.Region(x.mems[0], "main")
-	if err != nil {
-		return 0, fmt.Errorf("attach counter: %w", err)
-	}
-	return r.Base.Add(attachCounter), nil
-}
-
-// clearMeta zeroes the attach counter and every shard's manifest slot:
-// the layout of an index no compute node has attached to or loaded.
+// clearMeta zeroes every shard's manifest slot: the layout of an index
+// no compute node has loaded.
 func (x *Index) clearMeta(ep transport.Endpoint) error {
-	a, err := x.counterAddr()
-	if err != nil {
-		return err
-	}
-	if err := ep.Write(a, make([]byte, 8)); err != nil {
-		return wrap("clear the attach counter", err)
-	}
 	for i := range x.bounds {
 		a, err := x.slotAddr(i)
 		if err != nil {

@@ -232,6 +232,7 @@ func New(t testing.TB, index string, params map[string]string, o Options) *Insta
 		env.Partitions = Partitions(len(o.Config.ComputeNodeIDs()), o.KeySize)
 	}
 	if o.Split {
+		env.Compute = o.Config.ComputeNodeIDs()[:1]
 		won, err := indexes.Claim(f.Setup(o.Config.ComputeNodeIDs()[0]), f)
 		if err != nil || !won {
 			t.Fatalf("indextest: the first compute node claiming the superblock of a fresh fabric: won %v, error %v", won, err)
@@ -264,6 +265,7 @@ func (in *Instance) attach(t testing.TB) {
 		if won, err := indexes.Claim(in.Fabric.Setup(n), in.Fabric); err != nil || won {
 			t.Fatalf("indextest: compute node %d claiming a published superblock: won %v, error %v", n, won, err)
 		}
+		env.Compute = []transport.NodeID{n}
 		idx, err := in.Spec.Build(env, in.Params)
 		if err != nil {
 			t.Fatalf("indextest: attaching compute node %d to %s on %s: %v", n, in.Spec.Name, in.Fabric.Name(), err)
