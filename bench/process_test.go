@@ -8,16 +8,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dmbench/dmbench/indexes"
+	_ "github.com/dmbench/dmbench/indexes/dex"
+	_ "github.com/dmbench/dmbench/indexes/dlsm"
 	_ "github.com/dmbench/dmbench/indexes/sherman"
 	"github.com/dmbench/dmbench/transport/rendezvous"
 	"github.com/dmbench/dmbench/transport/tcp"
+	"github.com/dmbench/dmbench/workloads"
 )
 
 // cluster starts a memory node's server and a rendezvous in this test
 // process, as dmbench memnode --rendezvous does in its own.
 func cluster(t *testing.T, key []byte) (memnode, rv string) {
 	t.Helper()
-	srv, err := tcp.NewServer(tcp.ServerConfig{Key: key, Cores: 1, Capacity: 1 << 30})
+	srv, err := tcp.NewServer(tcp.ServerConfig{Key: key, Cores: 1, Capacity: 1 << 30, Install: indexes.Offloads})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,5 +113,49 @@ func TestComputeNodeFailureNamesIt(t *testing.T) {
 	want := fmt.Sprintf("compute node %d failed: memory node 0 at 198.18.0.1:7400: connection reset", other.Position())
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("run beside a failed compute node: %v, want an error naming it", err)
+	}
+}
+
+// TestOffloadOnMemoryNodeProcesses runs DEX, pushing every miss down, and
+// dLSM, compacting, against a memory node in a server of its own, as
+// dmbench memnode serves it, with the compute nodes in processes of their
+// own: the memory node runs their handlers, which the compute node that
+// built each index installed, and serves their RPCs.
+func TestOffloadOnMemoryNodeProcesses(t *testing.T) {
+	key := []byte("test cluster key")
+	for _, tc := range []struct {
+		index, workload string
+		params          map[string]string
+	}{
+		{"dex", "dex-write-intensive", map[string]string{"offload": "always", "partitioning": "true"}},
+		{"dlsm", "dmtree-insert-only", nil},
+	} {
+		t.Run(tc.index, func(t *testing.T) {
+			memnode, rv := cluster(t, key)
+			c := processConfig(t, memnode, rv, key)
+			w, err := workloads.Builtin(tc.workload, workloads.Properties{"recordcount": "20000", "operationcount": "20000", "warmupoperationcount": "0"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.Index, c.Params, c.Workload = tc.index, tc.params, w
+			results := make([]*Result, c.ComputeNodes)
+			errs := make([]error, c.ComputeNodes)
+			var wg sync.WaitGroup
+			for i := range c.ComputeNodes {
+				wg.Add(1)
+				go func() { defer wg.Done(); results[i], errs[i] = Run(c) }()
+			}
+			wg.Wait()
+			if err := errors.Join(errs...); err != nil {
+				t.Fatal(err)
+			}
+			res := results[0]
+			if rpcs := res.Nodes[0].RPCs; rpcs == 0 {
+				t.Errorf("memory node served no RPCs: %+v", res.Nodes)
+			}
+			if len(res.Failed) != 0 {
+				t.Errorf("failed operations %v", res.Failed)
+			}
+		})
 	}
 }

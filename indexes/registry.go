@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/dmbench/dmbench/transport"
 )
 
 // Spec registers an index: its name, the paper it comes from, its
@@ -39,7 +41,14 @@ type Spec struct {
 	// directory). Attaching to it fails with this reason, and the
 	// conformance suite's Split case skips it.
 	Oracle string
-	New    func(env Env, p Params) (Index, error)
+	// Offload, for an index whose memory nodes run handlers (DEX's
+	// pushdown, dLSM's near-data compaction), makes them from what every
+	// process knows, the shape and the parameters, so that a memory node
+	// in a process of its own runs them: the compute node that builds the
+	// index installs them there (Installer). The index's New registers the
+	// same handlers with Handle where the nodes run in its process.
+	Offload func(s Shape, p Params) (map[uint16]transport.Handler, error)
+	New     func(env Env, p Params) (Index, error)
 }
 
 var (
@@ -113,6 +122,9 @@ func (s Spec) Build(env Env, raw map[string]string) (Index, error) {
 		return nil, fmt.Errorf("%s: %w", s.Name, err)
 	}
 	if !env.Attach {
+		if err := s.install(env, p); err != nil {
+			return nil, err
+		}
 		if err := stamp(ep, env.Fabric, s.Name, p, env); err != nil {
 			return nil, fmt.Errorf("%s: %w", s.Name, err)
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/dmbench/dmbench/indexes"
 	"github.com/dmbench/dmbench/transport/rendezvous"
 	"github.com/dmbench/dmbench/transport/tcp"
 	"github.com/dmbench/dmbench/transport/verbs"
@@ -20,7 +21,7 @@ func memnodeCommand() *cli.Command {
 		Name:  "memnode",
 		Usage: "serve one memory node's regions over TCP to runs on the tcp fabric",
 		Description: "The server executes the one-sided verbs its clients send (an emulation of RDMA, not RDMA) " +
-			"and runs the chunk allocator on its cores. The first run to connect lays out its regions and " +
+			"and runs the chunk allocator on its cores, and the handlers of DEX's pushdown and dLSM's compaction when a run installs them. The first run to connect lays out its regions and " +
 			"tells it its node id; runs point at it with dmbench run --fabric tcp --memnodes ADDR,... --key FILE.",
 		UsageText: "dmbench memnode --listen ADDR --bytes N --cores C --key FILE [--rendezvous ADDR] [--verbs [--verbs-device DEV]]",
 		Flags: append([]cli.Flag{
@@ -39,7 +40,7 @@ func memnodeCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			cfg := tcp.ServerConfig{Key: key, Capacity: capacity, Cores: ctx.Int("cores"),
+			cfg := tcp.ServerConfig{Key: key, Capacity: capacity, Cores: ctx.Int("cores"), Install: indexes.Offloads,
 				Logf: func(format string, args ...any) { fmt.Fprintf(os.Stderr, "dmbench memnode: "+format+"\n", args...) }}
 			var rdma *verbsServer
 			if ctx.Bool("verbs") {

@@ -35,6 +35,7 @@ func init() {
 		},
 		PaperMode:    func(p indexes.Params) string { return "" },
 		Repartitions: true,
+		Offload:      offloadHandlers,
 		New:          New,
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/dmbench/dmbench/cost"
+	"github.com/dmbench/dmbench/indexes"
 	"github.com/dmbench/dmbench/transport"
 )
 
@@ -136,6 +137,14 @@ func (c *client) invalidate(a transport.GAddr) {
 	cn.mt.drop(a, f)
 	c.release(f)
 	c.putFree(f)
+}
+
+// offloadHandlers is the pushdown handler alone, for a memory node in a
+// process of its own (indexes.Spec.Offload): it needs nothing of the
+// index but the node layout, which the key and value sizes fix.
+func offloadHandlers(s indexes.Shape, _ indexes.Params) (map[uint16]transport.Handler, error) {
+	x := &Index{l: newLayout(s.KeySize, s.ValueSize)}
+	return map[uint16]transport.Handler{methodOffload: x.serveOffloadReq}, nil
 }
 
 // serveOffload registers the pushdown handler on every memory node.

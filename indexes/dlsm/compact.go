@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/dmbench/dmbench/cost"
+	"github.com/dmbench/dmbench/indexes"
 	"github.com/dmbench/dmbench/transport"
 )
 
@@ -262,9 +263,18 @@ func boolByte(b bool) byte {
 	return 0
 }
 
-// serve registers the memory nodes' compaction handler and the compute
-// nodes' forwarding handler. An attached instance registers only its own
-// compute node's: the memory nodes' service came with the index.
+// compactionHandlers is the near-data compaction handler alone, for a
+// memory node in a process of its own (indexes.Spec.Offload): it needs
+// nothing of the index but the table format, which the key and value
+// sizes and bloombits fix.
+func compactionHandlers(s indexes.Shape, p indexes.Params) (map[uint16]transport.Handler, error) {
+	x := &Index{f: newFormat(s.KeySize, s.ValueSize, p.Int("bloombits"))}
+	return map[uint16]transport.Handler{methodCompact: x.serveCompact}, nil
+}
+
+// serve registers the memory nodes' compaction handler, unless the
+// instance attached (the builder registered it), and the forwarding
+// handler of the compute nodes the instance serves.
 func (x *Index) serve() {
 	if !x.env.Attach {
 		for _, n := range x.mems {

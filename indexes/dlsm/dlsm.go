@@ -51,8 +51,9 @@ func init() {
 			{Name: "bloombits", Kind: indexes.KindInt, Default: "10", Min: 1, Max: 64,
 				Doc: "bloom filter bits per key"},
 		},
-		Steps: []string{"memtable", "sstable", "flush", "compaction", "stall", "forward"},
-		New:   New,
+		Steps:   []string{"memtable", "sstable", "flush", "compaction", "stall", "forward"},
+		Offload: compactionHandlers,
+		New:     New,
 	})
 }
 

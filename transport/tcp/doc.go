@@ -59,8 +59,11 @@
 // runs its handler in the server's process on one of the node's cores
 // (Config.Cores, or dmbench memnode --cores), at most that many at once,
 // on an endpoint of the serving node. Handlers are Go code: a memory node
-// in a process of its own serves the chunk allocator and nothing else yet,
-// so Handle on such a node makes Run fail naming the method.
+// in a process of its own serves the chunk allocator, and the handlers an
+// index's builder installs there (Fabric.Install: the server makes them
+// from the index's name, shape and parameters, ServerConfig.Install);
+// Handle on such a node for a method nothing installed makes Run fail
+// naming the method.
 //
 // # Statistics
 //

@@ -2,8 +2,10 @@ package tcp
 
 import (
 	crand "crypto/rand"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -60,11 +62,13 @@ type Fabric struct {
 
 	// mu guards the cluster-changing calls and the run state, as in the
 	// local fabric.
-	mu        sync.Mutex
-	pending   []*client
-	clients   int
-	goErr     error
-	unserved  error // Handle calls on memory nodes in other processes
+	mu      sync.Mutex
+	pending []*client
+	clients int
+	goErr   error
+	// unserved are Handle calls on memory nodes in other processes, by
+	// node and method, until Install has the node serve the method.
+	unserved  map[transport.NodeID]map[uint16]error
 	running   bool
 	closed    bool
 	stats     wordmem.Tally
@@ -389,7 +393,13 @@ func (f *Fabric) Handle(n transport.NodeID, method uint16, h transport.Handler) 
 		return // the compute node's own process registers its handlers
 	}
 	if nd.srv == nil {
-		f.unserved = errors.Join(f.unserved, fmt.Errorf("tcp: the handler for method %#04x on memory node %d cannot run there: the node is a process of its own (%s), and it serves only the chunk allocator", method, n, f.peers[n].addr))
+		if f.unserved == nil {
+			f.unserved = map[transport.NodeID]map[uint16]error{}
+		}
+		if f.unserved[n] == nil {
+			f.unserved[n] = map[uint16]error{}
+		}
+		f.unserved[n][method] = fmt.Errorf("tcp: the handler for method %#04x on memory node %d cannot run there: the node is a process of its own (%s), and nothing installed it (indexes.Spec.Offload)", method, n, f.peers[n].addr)
 		return
 	}
 	nd.srv.Handle(method, h)
@@ -432,6 +442,46 @@ func (f *Fabric) Close() error {
 			if err := nd.srv.Close(); err != nil {
 				errs = append(errs, fmt.Errorf("tcp: node %d: %w", nd.id, err))
 			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Install has memory node n, when it runs in a process of its own, make
+// and serve the memory-node handlers of index from args
+// (indexes.Installer): the Handle calls for the methods it serves are
+// then served. A node whose server runs in this process has them from
+// Handle already.
+func (f *Fabric) Install(n transport.NodeID, index string, args []byte) error {
+	nd, err := f.node(n)
+	if err != nil {
+		return err
+	}
+	if nd.srv != nil || f.cfg.Role(n) != transport.RoleMemory {
+		return nil
+	}
+	cl := newCall()
+	if err := f.peers[n].conn(0).roundTrip(cl, func(b []byte, id uint64) []byte { return appendInstall(b, id, index, args) }); err != nil {
+		return fmt.Errorf("tcp: installing %s's handlers on memory node %d at %s: %w", index, n, f.peers[n].addr, err)
+	}
+	if len(cl.payload)%2 != 0 {
+		return fmt.Errorf("tcp: memory node %d answered an install with %d bytes, not a list of methods", n, len(cl.payload))
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for p := cl.payload; len(p) > 0; p = p[2:] {
+		delete(f.unserved[n], binary.LittleEndian.Uint16(p))
+	}
+	return nil
+}
+
+// unservedErr joins the Handle calls no server runs, in node and method
+// order.
+func (f *Fabric) unservedErr() error {
+	var errs []error
+	for _, n := range slices.Sorted(maps.Keys(f.unserved)) {
+		for _, m := range slices.Sorted(maps.Keys(f.unserved[n])) {
+			errs = append(errs, f.unserved[n][m])
 		}
 	}
 	return errors.Join(errs...)

@@ -37,6 +37,7 @@ const (
 	frameRegion                     // server → client: the region added
 	frameError                      // server → client: what was wrong, naming it
 	frameLayout                     // client → server: no payload; answered by a welcome
+	frameInstall                    // client → server: index name, arguments; answered by a call reply of the methods
 )
 
 // protocolVersion changes with any change to the frame layout.
@@ -445,6 +446,21 @@ func decodeRegionReply(p []byte, n transport.NodeID) (transport.Region, error) {
 		return transport.Region{}, fmt.Errorf("region: %w", err)
 	}
 	return rg, nil
+}
+
+func appendInstall(b []byte, id uint64, index string, args []byte) []byte {
+	b, s := beginFrame(b, frameInstall, id)
+	b = appendStr(b, index)
+	return endFrame(append(b, args...), s)
+}
+
+func decodeInstall(p []byte) (string, []byte, error) {
+	r := reader{b: p}
+	name := r.str()
+	if r.err != nil {
+		return "", nil, fmt.Errorf("install: %w", r.err)
+	}
+	return name, r.b, nil
 }
 
 func appendLayout(b []byte, id uint64) []byte {

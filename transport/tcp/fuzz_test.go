@@ -66,6 +66,12 @@ func FuzzDecode(f *testing.F) {
 			decodeCall(p)
 		case frameAddRegion:
 			decodeAddRegion(p)
+		case frameInstall:
+			if name, args, err := decodeInstall(p); err == nil {
+				if again := appendInstall(nil, 0, name, args)[lenBytes+headerBytes:]; !bytes.Equal(again, p) {
+					t.Errorf("install %q %x encodes to %x, decoded from %x", name, args, again, p)
+				}
+			}
 		case frameRegion:
 			decodeRegionReply(p, 0)
 		case frameError:
@@ -131,6 +137,8 @@ func seedFrames() [][]byte {
 		body(append(appendU64(append([]byte(nil), frameBatchReply), 5), make([]byte, 19)...)),
 		body(appendCall(nil, 6, transport.MethodAllocChunk, appendU64(nil, 4096))),
 		body(appendAddRegion(nil, 7, "peer", 4096)),
+		body(appendInstall(nil, 8, "dex", []byte(`{"shape":{"key_size":8,"value_size":8}}`))),
+		body(appendLayout(nil, 9)),
 		body(appendRegionReply(nil, 8, rg)),
 		body(appendError(nil, 9, &transport.AddrError{Verb: transport.VerbFAA, Addr: transport.RegionAlign + 3, Len: 8, Reason: "not aligned", Region: &rg})),
 		body(appendError(nil, 10, errors.Join(errNoHandler, transport.ErrOutOfMemory))),

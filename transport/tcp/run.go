@@ -55,7 +55,7 @@ func (f *Fabric) Run() error {
 		f.mu.Unlock()
 		return errors.New("tcp: Run called while another Run is in progress")
 	}
-	clients, err := f.pending, errors.Join(f.goErr, f.unserved)
+	clients, err := f.pending, errors.Join(f.goErr, f.unservedErr())
 	f.pending, f.goErr = nil, nil
 	if err != nil {
 		f.mu.Unlock()

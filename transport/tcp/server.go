@@ -4,9 +4,11 @@ import (
 	"crypto/hmac"
 	crand "crypto/rand"
 	"crypto/sha256"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"net"
 	"runtime/debug"
@@ -33,6 +35,11 @@ type ServerConfig struct {
 	NewCore func(s *Server, core int) transport.Endpoint
 	// Logf, when set, reports connections refused or cut.
 	Logf func(format string, args ...any)
+	// Install, when set, makes the memory-node handlers of an index from
+	// an install request's arguments (indexes.Offloads, which dmbench
+	// memnode passes): a compute node that builds DEX or dLSM has the
+	// memory node serve them. Nil refuses install requests.
+	Install func(index string, args []byte) (map[uint16]transport.Handler, error)
 	// OnMemory, when set, is called with the node's memory each time it is
 	// laid out anew or gains a region, before anyone learns of it: a
 	// device that serves the memory itself (the verbs fabric's RDMA NIC)
@@ -150,6 +157,28 @@ func describe(g *nodeMem) string {
 
 // mem is the node's current memory, nil before Configure.
 func (s *Server) mem() *nodeMem { return s.g.Load() }
+
+// install serves the handlers cfg.Install makes for index from args and
+// returns their methods in increasing order.
+func (s *Server) install(index string, args []byte) ([]uint16, error) {
+	if s.cfg.Install == nil {
+		return nil, fmt.Errorf("this server installs no handlers (index %s asked)", index)
+	}
+	hs, err := s.cfg.Install(index, args)
+	if err != nil {
+		return nil, err
+	}
+	methods := slices.Sorted(maps.Keys(hs))
+	for _, m := range methods {
+		if m == transport.MethodAllocChunk {
+			return nil, fmt.Errorf("index %s: a handler for the chunk allocator's method %#04x", index, m)
+		}
+	}
+	for _, m := range methods {
+		s.Handle(m, hs[m])
+	}
+	return methods, nil
+}
 
 // Handle registers h for method.
 func (s *Server) Handle(method uint16, h transport.Handler) {
@@ -408,6 +437,19 @@ func (sc *serverConn) handle(typ byte, id uint64, p []byte) {
 			rg, err = sc.g.addRegion(name, size, false)
 		}
 		reply(err, func(b []byte) []byte { return appendRegionReply(b, id, rg) })
+	case frameInstall:
+		index, args, err := decodeInstall(p)
+		var methods []uint16
+		if err == nil {
+			methods, err = sc.s.install(index, args)
+		}
+		reply(err, func(b []byte) []byte {
+			b, st := beginFrame(b, frameCallReply, id)
+			for _, m := range methods {
+				b = binary.LittleEndian.AppendUint16(b, m)
+			}
+			return endFrame(b, st)
+		})
 	case frameLayout:
 		var err error
 		if len(p) != 0 {
