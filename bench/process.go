@@ -74,6 +74,7 @@ func runProcess(c Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer rv.Leave()
 	m := &member{rv: rv, node: rv.Position()}
 	res, err := m.run(c)
 	if err != nil {

@@ -221,17 +221,27 @@ func (r *runner) run() (*Result, error) {
 	if cb, ok := r.idx.(indexes.Combiner); ok {
 		r.combined[0], r.combined[1] = cb.CombiningSizes()
 	}
+	// Counters are reset before the compute-node processes meet to start
+	// measuring: once one starts, it calls the others' handlers, whose
+	// counters must not be reset under them. The window so includes the
+	// wait at the barrier.
+	r.f.ResetStats()
 	if err := r.proc.barrier("measure"); err != nil {
 		return nil, err
 	}
-	r.f.ResetStats()
 	wall := time.Now()
 	rec, err := r.phase(w.OperationCount, c.MaxPhaseNs, true)
 	if err != nil {
 		return nil, fmt.Errorf("measured phase: %w", err)
 	}
 	if r.proc != nil {
-		return r.merged(rec, time.Since(wall), before)
+		took := time.Since(wall)
+		// The other compute nodes' clients may still call this one's
+		// handlers: its counters are read once every client has ended.
+		if err := r.proc.barrier("measured"); err != nil {
+			return nil, err
+		}
+		return r.merged(rec, took, before)
 	}
 	return r.result(rec, time.Since(wall), before)
 }

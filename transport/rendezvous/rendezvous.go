@@ -68,7 +68,9 @@ type run struct {
 	aborted error
 	changed chan struct{} // closed and replaced on every change
 	ex      map[string]*exchange
-	left    int // positions that finished the run's last exchange
+	// finished is set once every position reached the last exchange
+	// (Done): from then on a process may go without failing the run.
+	finished bool
 }
 
 // exchange is one named barrier.
@@ -94,6 +96,7 @@ func NewServer(addr string, key []byte) (*Server, error) {
 	mux.HandleFunc("POST /join", s.handle(s.join))
 	mux.HandleFunc("POST /exchange", s.handle(s.exchange))
 	mux.HandleFunc("POST /abort", s.handle(s.abort))
+	mux.HandleFunc("POST /presence", s.handle(s.presence))
 	s.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go s.srv.Serve(ln)
 	return s, nil
@@ -198,6 +201,9 @@ func (s *Server) exchange(ctx context.Context, q *request) (reply, error) {
 	e.arrived[q.Position] = true
 	e.payloads[q.Position] = q.Payload
 	e.count++
+	if q.Name == Done && e.count == r.parties {
+		r.finished = true
+	}
 	r.signal()
 	timer := time.NewTimer(time.Duration(q.WaitMs) * time.Millisecond)
 	defer timer.Stop()
@@ -232,6 +238,39 @@ func (s *Server) exchange(ctx context.Context, q *request) (reply, error) {
 	return rep, nil
 }
 
+// presence is held open by every process for as long as it takes part in
+// the run: when its connection closes before the run finished (the
+// process was killed, its host lost), the run is aborted naming it, so
+// that the others stop waiting for it at once rather than at a timeout.
+func (s *Server) presence(ctx context.Context, q *request) (reply, error) {
+	s.mu.Lock()
+	r, err := s.runOf(q)
+	s.mu.Unlock()
+	if err != nil {
+		return reply{}, err
+	}
+	for {
+		s.mu.Lock()
+		if r.finished || r.aborted != nil {
+			s.mu.Unlock()
+			return reply{}, nil
+		}
+		ch := r.changed
+		s.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			s.mu.Lock()
+			if !r.finished && r.aborted == nil {
+				r.aborted = fmt.Errorf("compute node %d's process is gone: its connection to the rendezvous closed before the run finished", q.Position)
+				r.signal()
+			}
+			s.mu.Unlock()
+			return reply{}, nil
+		}
+	}
+}
+
 func (s *Server) abort(_ context.Context, q *request) (reply, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -259,6 +298,7 @@ type Client struct {
 	position int
 	wait     time.Duration
 	http     *http.Client
+	leave    context.CancelFunc
 }
 
 // Join joins the run named by digest (a digest of its configuration) of
@@ -273,8 +313,32 @@ func Join(addr string, key []byte, digest string, parties int, timeout time.Dura
 		return nil, err
 	}
 	c.position = rep.Position
+	ctx, cancel := context.WithCancel(context.Background())
+	c.leave = cancel
+	go c.stay(ctx)
 	return c, nil
 }
+
+// stay holds the presence request open until the run finishes or Leave.
+func (c *Client) stay(ctx context.Context) {
+	q := request{Run: c.run, Proof: proof(c.key, c.run), Parties: c.parties, Position: c.position}
+	body, err := json.Marshal(q)
+	if err != nil {
+		return
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url+"/presence", bytes.NewReader(body))
+	if err != nil {
+		return
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if resp, err := http.DefaultClient.Do(req); err == nil {
+		resp.Body.Close()
+	}
+}
+
+// Leave ends this process's presence: call it when the run is over for
+// it, after its last exchange or after Abort.
+func (c *Client) Leave() { c.leave() }
 
 // Position is this process's position: which compute node it runs.
 func (c *Client) Position() int { return c.position }

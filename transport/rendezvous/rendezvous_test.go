@@ -100,3 +100,30 @@ func TestRefusals(t *testing.T) {
 		t.Errorf("exchange nobody else reaches: %v", err)
 	}
 }
+
+// TestGoneProcessAborts has one of two processes vanish without a word
+// (its presence connection closes, as when it is killed): the other's
+// exchange fails at once, naming it, instead of at the timeout.
+func TestGoneProcessAborts(t *testing.T) {
+	s := server(t)
+	a, err := Join(s.Addr(), []byte("key"), "run", 2, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Join(s.Addr(), []byte("key"), "run", 2, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	start := time.Now()
+	go func() { _, err := a.Exchange("loaded", nil); done <- err }()
+	time.Sleep(100 * time.Millisecond) // b's presence is up
+	b.Leave()
+	err = <-done
+	if want := fmt.Sprintf("compute node %d's process is gone", b.Position()); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("exchange after the other process went: %v, want %q", err, want)
+	}
+	if d := time.Since(start); d > 30*time.Second {
+		t.Errorf("the exchange failed after %v, not at once", d)
+	}
+}
