@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os/exec"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -118,6 +121,65 @@ func BenchmarkLoopbackEcho(b *testing.B) {
 			}
 			wg.Wait()
 			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "ops/s")
+		})
+	}
+}
+
+// BenchmarkRedisGet is the issue's outside yardstick in the same run:
+// redis-benchmark's 8-byte GETs against a redis-server on loopback, with
+// as many clients as BenchmarkRead8 and one request in flight each (no
+// pipelining), so that BenchmarkRead8's verbs/s over its ops/s is the
+// fabric against a tuned key-value server on the same machine at the
+// same moment. It skips when redis-server or redis-benchmark is missing
+// (apt-get install redis-server).
+func BenchmarkRedisGet(b *testing.B) {
+	server, err := exec.LookPath("redis-server")
+	if err != nil {
+		b.Skip("redis-server is not installed (apt-get install redis-server)")
+	}
+	bench, err := exec.LookPath("redis-benchmark")
+	if err != nil {
+		b.Skip("redis-benchmark is not installed (apt-get install redis-server)")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	ln.Close()
+	srv := exec.Command(server, "--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no")
+	if err := srv.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() { srv.Process.Kill(); srv.Wait() }()
+	for range 100 { // wait for it to listen, at most a second
+		if c, err := net.Dial("tcp", "127.0.0.1:"+port); err == nil {
+			c.Close()
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	for _, clients := range []int{1, 16, 64} {
+		b.Run(fmt.Sprintf("clients=%d", clients), func(b *testing.B) {
+			n := max(b.N, clients)
+			out, err := exec.Command(bench, "-h", "127.0.0.1", "-p", port, "-t", "get", "-d", "8",
+				"-c", strconv.Itoa(clients), "-n", strconv.Itoa(n), "-P", "1", "--csv").Output()
+			if err != nil {
+				b.Fatalf("redis-benchmark: %v", err)
+			}
+			// --csv prints a header, then "GET",rps,...
+			for _, line := range strings.Split(string(out), "\n") {
+				f := strings.Split(line, ",")
+				if len(f) > 1 && strings.Trim(f[0], `"`) == "GET" {
+					rps, err := strconv.ParseFloat(strings.Trim(f[1], `"`), 64)
+					if err != nil {
+						b.Fatalf("redis-benchmark's GET line %q: %v", line, err)
+					}
+					b.ReportMetric(rps, "ops/s")
+					return
+				}
+			}
+			b.Fatalf("redis-benchmark printed no GET line:\n%s", out)
 		})
 	}
 }
