@@ -121,6 +121,18 @@ func (m *member) run(c Config) (*Result, error) {
 		}
 	}
 	r := &runner{cfg: c, f: f, proc: m}
+	// Another compute node's failure stops this one's clients at once,
+	// rather than at the end of its phase.
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		select {
+		case err := <-m.rv.Aborted():
+			r.fail(err)
+			r.stopped.Store(true)
+		case <-stop:
+		}
+	}()
 	setup := f.Setup(self)
 	won, err := indexes.Claim(setup, f)
 	if err != nil {

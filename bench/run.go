@@ -162,6 +162,9 @@ type runner struct {
 	// the runner runs only that compute node's clients and meets the
 	// other processes before every phase. nil in a one-process run.
 	proc *member
+	// stopped, in a compute-node process, ends its clients' loops: the
+	// run was aborted by another.
+	stopped atomic.Bool
 }
 
 func (r *runner) run() (*Result, error) {
@@ -372,7 +375,7 @@ func (r *runner) body(node int, st *workloads.Stream, ops, cap int64, rec *recor
 		}
 		cl := r.idx.NewClient(ep)
 		for range ops {
-			if cap > 0 && ep.Now()-start >= cap {
+			if cap > 0 && ep.Now()-start >= cap || r.stopped.Load() {
 				break
 			}
 			if r.ranges != nil {

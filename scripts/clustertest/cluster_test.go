@@ -112,6 +112,41 @@ func TestRunCluster(t *testing.T) {
 		c.checkStopped(t)
 	})
 
+	t.Run("compute node killed", func(t *testing.T) {
+		out := filepath.Join(c.dir, "results-compute-fault")
+		opts := []string{"--index", "sherman", "--workload", "dmtree-search-only", "--warmup", "0",
+			"--threads", "1", "--coroutines", "1", "--records", "2000", "--ops", "50000000", "--memory-bytes", "32MiB"}
+		r := c.startOn(ctx, t, bin, out, c.hosts2, opts)
+		victim := c.computes[1]
+		if err := c.waitFor(ctx, r, victim, "computenode\x00"); err != nil {
+			t.Fatalf("%v\nstdout:\n%s\nstderr:\n%s", err, &r.stdout, &r.stderr)
+		}
+		killed := false
+		for _, p := range nsProcs(victim.ns) {
+			if strings.Contains(p.cmdline, "computenode\x00") {
+				killed = syscall.Kill(p.pid, syscall.SIGKILL) == nil
+			}
+		}
+		if !killed {
+			t.Fatalf("no dmbench computenode to kill on %s", victim.ip)
+		}
+		start := time.Now()
+		err := r.wait()
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() == 0 {
+			t.Fatalf("run_cluster.sh after the compute node on %s was killed: %v, want a non-zero exit\nstderr:\n%s", victim.ip, err, &r.stderr)
+		}
+		// The survivor learns at once that its peer is gone, not at --wait.
+		if d := time.Since(start); d > 30*time.Second {
+			t.Errorf("run_cluster.sh took %v to fail after the kill", d)
+		}
+		if files := jsonFiles(out); len(files) > 0 {
+			t.Errorf("a failed run left result files: %v", files)
+		}
+		t.Logf("exit %d after %v: %s", exit.ExitCode(), time.Since(start).Round(time.Millisecond), strings.TrimSpace(r.stderr.String()))
+		c.checkStopped(t)
+	})
+
 	t.Run("interrupted", func(t *testing.T) {
 		out := filepath.Join(c.dir, "results-interrupted")
 		r := c.start(ctx, t, bin, out, "--ops", "50000000")
@@ -457,17 +492,23 @@ func (c *cluster) killMidRun(ctx context.Context, victim host, r *scriptRun) err
 // waitRun waits until the compute host runs dmbench run, and a second
 // more.
 func (c *cluster) waitRun(ctx context.Context, r *scriptRun) error {
+	return c.waitFor(ctx, r, c.compute, "run\x00--fabric\x00tcp")
+}
+
+// waitFor waits until a process with role in its command line runs on h,
+// and a second more.
+func (c *cluster) waitFor(ctx context.Context, r *scriptRun, h host, role string) error {
 	deadline := time.Now().Add(45 * time.Second)
-	for !running(c.compute.ns, "run\x00--fabric\x00tcp") {
+	for !running(h.ns, role) {
 		select {
 		case <-r.exited:
-			return fmt.Errorf("run_cluster.sh ended (%v) before dmbench run started on the compute host", r.err)
+			return fmt.Errorf("run_cluster.sh ended (%v) before dmbench %s started on %s", r.err, strings.ReplaceAll(role, "\x00", " "), h.ip)
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-time.After(100 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			return errors.New("dmbench run did not start on the compute host within 45 s")
+			return fmt.Errorf("dmbench %s did not start on %s within 45 s", strings.ReplaceAll(role, "\x00", " "), h.ip)
 		}
 	}
 	time.Sleep(time.Second)

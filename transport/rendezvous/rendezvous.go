@@ -252,8 +252,9 @@ func (s *Server) presence(ctx context.Context, q *request) (reply, error) {
 	for {
 		s.mu.Lock()
 		if r.finished || r.aborted != nil {
+			err := r.aborted
 			s.mu.Unlock()
-			return reply{}, nil
+			return reply{}, err // the others learn of an abort here at once
 		}
 		ch := r.changed
 		s.mu.Unlock()
@@ -299,6 +300,7 @@ type Client struct {
 	wait     time.Duration
 	http     *http.Client
 	leave    context.CancelFunc
+	aborted  chan error
 }
 
 // Join joins the run named by digest (a digest of its configuration) of
@@ -306,7 +308,7 @@ type Client struct {
 // whose Position is this process's compute node (0 to parties-1, in the
 // order the processes joined). timeout bounds every later exchange.
 func Join(addr string, key []byte, digest string, parties int, timeout time.Duration) (*Client, error) {
-	c := &Client{url: "http://" + addr, key: key, run: digest, parties: parties, wait: timeout,
+	c := &Client{url: "http://" + addr, key: key, run: digest, parties: parties, wait: timeout, aborted: make(chan error, 1),
 		http: &http.Client{Timeout: timeout + 10*time.Second}}
 	rep, err := c.call("join", request{})
 	if err != nil {
@@ -319,7 +321,8 @@ func Join(addr string, key []byte, digest string, parties int, timeout time.Dura
 	return c, nil
 }
 
-// stay holds the presence request open until the run finishes or Leave.
+// stay holds the presence request open until the run finishes or Leave;
+// when the run is aborted meanwhile, it hands the reason to Aborted.
 func (c *Client) stay(ctx context.Context) {
 	q := request{Run: c.run, Proof: proof(c.key, c.run), Parties: c.parties, Position: c.position}
 	body, err := json.Marshal(q)
@@ -331,10 +334,21 @@ func (c *Client) stay(ctx context.Context) {
 		return
 	}
 	req.Header.Set("Content-Type", "application/json")
-	if resp, err := http.DefaultClient.Do(req); err == nil {
-		resp.Body.Close()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return // Leave, or the rendezvous is gone: exchanges will say so
+	}
+	defer resp.Body.Close()
+	var rep reply
+	if json.NewDecoder(resp.Body).Decode(&rep) == nil && rep.Error != "" {
+		c.aborted <- fmt.Errorf("rendezvous at %s: %s", c.url, rep.Error)
 	}
 }
+
+// Aborted delivers the reason when another process aborts the run or
+// vanishes, while this one takes part in it: a process busy with its
+// clients, far from the next exchange, stops them on it.
+func (c *Client) Aborted() <-chan error { return c.aborted }
 
 // Leave ends this process's presence: call it when the run is over for
 // it, after its last exchange or after Abort.
