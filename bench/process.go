@@ -266,7 +266,7 @@ func (m *merger) add(p *partial) error {
 			n := &m.stats.Nodes[i]
 			n.Msgs, n.RPCs, n.BytesTx, n.BytesRx = 0, 0, 0, 0
 		}
-		m.info.CacheBytes, m.info.CacheHits, m.info.CacheLookups = 0, 0, 0
+		m.info.CacheBytes, m.info.CacheHits, m.info.CacheLookups, m.info.MemoryBytes = 0, 0, 0, 0
 		m.before.CacheHits, m.before.CacheLookups = 0, 0
 	}
 	m.n++
@@ -282,7 +282,9 @@ func (m *merger) add(p *partial) error {
 	m.info.CacheBytes += p.Info.CacheBytes
 	m.info.CacheHits += p.Info.CacheHits
 	m.info.CacheLookups += p.Info.CacheLookups
-	m.info.MemoryBytes = max(m.info.MemoryBytes, p.Info.MemoryBytes)
+	// Each instance counts the memory-side bytes it allocated, the
+	// builder's the load too: the index's footprint is their sum.
+	m.info.MemoryBytes += p.Info.MemoryBytes
 	m.before.CacheHits += p.Before.CacheHits
 	m.before.CacheLookups += p.Before.CacheLookups
 	for i := range 2 {
