@@ -312,7 +312,7 @@ func Join(addr string, key []byte, digest string, parties int, timeout time.Dura
 		http: &http.Client{Timeout: timeout + 10*time.Second}}
 	rep, err := c.call("join", request{})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w (is a rendezvous serving there: dmbench memnode --rendezvous %s?)", err, addr)
 	}
 	c.position = rep.Position
 	ctx, cancel := context.WithCancel(context.Background())
