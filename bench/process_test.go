@@ -47,15 +47,11 @@ func processConfig(t *testing.T, memnode, rv string, key []byte) Config {
 	return c
 }
 
-// TestComputeNodeProcesses runs each compute node on a fabric and an
-// index instance of its own, meeting at the rendezvous as processes do,
-// and checks that every one returns the whole run's result, with the verbs
-// per operation of the same run in one process: Sherman searches with a
-// warm cache are one READ each, wherever their clients run.
-func TestComputeNodeProcesses(t *testing.T) {
-	key := []byte("test cluster key")
-	memnode, rv := cluster(t, key)
-	c := processConfig(t, memnode, rv, key)
+// runProcesses runs c as its compute-node processes would, each Run on
+// a goroutine of its own with a fabric and an index instance of its own,
+// and returns their results.
+func runProcesses(t *testing.T, c Config) []*Result {
+	t.Helper()
 	results := make([]*Result, c.ComputeNodes)
 	errs := make([]error, c.ComputeNodes)
 	var wg sync.WaitGroup
@@ -67,6 +63,19 @@ func TestComputeNodeProcesses(t *testing.T) {
 	if err := errors.Join(errs...); err != nil {
 		t.Fatal(err)
 	}
+	return results
+}
+
+// TestComputeNodeProcesses runs each compute node on a fabric and an
+// index instance of its own, meeting at the rendezvous as processes do,
+// and checks that every one returns the whole run's result, with the verbs
+// per operation of the same run in one process: Sherman searches with a
+// warm cache are one READ each, wherever their clients run.
+func TestComputeNodeProcesses(t *testing.T) {
+	key := []byte("test cluster key")
+	memnode, rv := cluster(t, key)
+	c := processConfig(t, memnode, rv, key)
+	results := runProcesses(t, c)
 	one := c
 	one.Process, one.MemNodes, one.ClusterKey = nil, nil, nil
 	want, err := Run(one)
@@ -138,18 +147,7 @@ func TestOffloadOnMemoryNodeProcesses(t *testing.T) {
 				t.Fatal(err)
 			}
 			c.Index, c.Params, c.Workload = tc.index, tc.params, w
-			results := make([]*Result, c.ComputeNodes)
-			errs := make([]error, c.ComputeNodes)
-			var wg sync.WaitGroup
-			for i := range c.ComputeNodes {
-				wg.Add(1)
-				go func() { defer wg.Done(); results[i], errs[i] = Run(c) }()
-			}
-			wg.Wait()
-			if err := errors.Join(errs...); err != nil {
-				t.Fatal(err)
-			}
-			res := results[0]
+			res := runProcesses(t, c)[0]
 			if rpcs := res.Nodes[0].RPCs; rpcs == 0 {
 				t.Errorf("memory node served no RPCs: %+v", res.Nodes)
 			}

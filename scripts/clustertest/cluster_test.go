@@ -59,23 +59,10 @@ func TestRunCluster(t *testing.T) {
 		if err := r.wait(); err != nil {
 			t.Fatalf("run_cluster.sh: %v\nstdout:\n%s\nstderr:\n%s", err, &r.stdout, &r.stderr)
 		}
-		files, _ := filepath.Glob(filepath.Join(out, "*", "result.json"))
-		if len(files) != 1 {
-			t.Fatalf("want one result.json under %s, found %v\nstdout:\n%s", out, files, &r.stdout)
-		}
-		tcp := readResult(t, files[0])
+		tcp := c.compareSim(ctx, t, bin, out, r, "sim.json", append([]string{"--ops", "4000"}, runOpts...))
 		if tcp.Index != "ideal" || tcp.Fabric != "tcp" || tcp.Ops != 4000 || !(tcp.ThroughputMops > 0) {
 			t.Errorf("result: index %q fabric %q ops %d throughput %v Mops; want ideal on tcp, 4000 ops, a positive throughput",
 				tcp.Index, tcp.Fabric, tcp.Ops, tcp.ThroughputMops)
-		}
-		simFile := filepath.Join(c.dir, "sim.json")
-		args := append([]string{"run", "--fabric", "sim", "--memory-nodes", "2", "--memory-cores", "1", "--ops", "4000", "--json", simFile}, runOpts...)
-		if b, err := exec.CommandContext(ctx, bin, args...).CombinedOutput(); err != nil {
-			t.Fatalf("dmbench %s: %v\n%s", strings.Join(args, " "), err, b)
-		}
-		sim := readResult(t, simFile)
-		if len(tcp.VerbsPerOp) == 0 || !reflect.DeepEqual(tcp.VerbsPerOp, sim.VerbsPerOp) {
-			t.Errorf("verbs per operation differ:\ntcp %v\nsim %v", tcp.VerbsPerOp, sim.VerbsPerOp)
 		}
 		t.Logf("%d memory hosts + 1 compute host over ssh: %s on tcp, %.4f Mops, verbs/op %v (sim: the same)",
 			len(c.mem), tcp.Index, tcp.ThroughputMops, tcp.VerbsPerOp)
@@ -90,22 +77,9 @@ func TestRunCluster(t *testing.T) {
 		if err := r.wait(); err != nil {
 			t.Fatalf("run_cluster.sh: %v\nstdout:\n%s\nstderr:\n%s", err, &r.stdout, &r.stderr)
 		}
-		files, _ := filepath.Glob(filepath.Join(out, "*", "result.json"))
-		if len(files) != 1 {
-			t.Fatalf("want one result.json under %s, found %v\nstdout:\n%s", out, files, &r.stdout)
-		}
-		tcp := readResult(t, files[0])
+		tcp := c.compareSim(ctx, t, bin, out, r, "sim-two.json", append([]string{"--compute-nodes", "2"}, opts...))
 		if tcp.Index != "sherman" || tcp.Fabric != "tcp" || tcp.Ops != 4000 {
 			t.Errorf("result: index %q fabric %q ops %d; want sherman on tcp, 4000 ops from both compute nodes", tcp.Index, tcp.Fabric, tcp.Ops)
-		}
-		simFile := filepath.Join(c.dir, "sim-two.json")
-		args := append([]string{"run", "--fabric", "sim", "--memory-nodes", "2", "--memory-cores", "1", "--compute-nodes", "2", "--json", simFile}, opts...)
-		if b, err := exec.CommandContext(ctx, bin, args...).CombinedOutput(); err != nil {
-			t.Fatalf("dmbench %s: %v\n%s", strings.Join(args, " "), err, b)
-		}
-		sim := readResult(t, simFile)
-		if len(tcp.VerbsPerOp) == 0 || !reflect.DeepEqual(tcp.VerbsPerOp, sim.VerbsPerOp) {
-			t.Errorf("verbs per operation differ:\ntcp %v\nsim %v", tcp.VerbsPerOp, sim.VerbsPerOp)
 		}
 		t.Logf("%d memory hosts + %d compute hosts, one dmbench computenode each: %s on tcp, %.4f Mops, verbs/op %v (sim: the same)",
 			len(c.mem), len(c.computes), tcp.Index, tcp.ThroughputMops, tcp.VerbsPerOp)
@@ -421,6 +395,29 @@ func newCluster(ctx context.Context, t *testing.T, tools map[string]string) *clu
 		}
 	}
 	return c
+}
+
+// compareSim reads the one result.json the finished script run r wrote
+// under out, runs the same configuration (run options opts) on sim into
+// file, and checks that the verbs per operation are equal; it returns the
+// tcp result.
+func (c *cluster) compareSim(ctx context.Context, t *testing.T, bin, out string, r *scriptRun, file string, opts []string) result {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(out, "*", "result.json"))
+	if len(files) != 1 {
+		t.Fatalf("want one result.json under %s, found %v\nstdout:\n%s", out, files, &r.stdout)
+	}
+	tcp := readResult(t, files[0])
+	simFile := filepath.Join(c.dir, file)
+	args := append([]string{"run", "--fabric", "sim", "--memory-nodes", "2", "--memory-cores", "1", "--json", simFile}, opts...)
+	if b, err := exec.CommandContext(ctx, bin, args...).CombinedOutput(); err != nil {
+		t.Fatalf("dmbench %s: %v\n%s", strings.Join(args, " "), err, b)
+	}
+	sim := readResult(t, simFile)
+	if len(tcp.VerbsPerOp) == 0 || !reflect.DeepEqual(tcp.VerbsPerOp, sim.VerbsPerOp) {
+		t.Errorf("verbs per operation differ:\ntcp %v\nsim %v", tcp.VerbsPerOp, sim.VerbsPerOp)
+	}
+	return tcp
 }
 
 // scriptRun is one run of scripts/run_cluster.sh.

@@ -324,16 +324,10 @@ func Join(addr string, key []byte, digest string, parties int, timeout time.Dura
 // stay holds the presence request open until the run finishes or Leave;
 // when the run is aborted meanwhile, it hands the reason to Aborted.
 func (c *Client) stay(ctx context.Context) {
-	q := request{Run: c.run, Proof: proof(c.key, c.run), Parties: c.parties, Position: c.position}
-	body, err := json.Marshal(q)
+	req, err := c.request(ctx, "presence", request{})
 	if err != nil {
 		return
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url+"/presence", bytes.NewReader(body))
-	if err != nil {
-		return
-	}
-	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return // Leave, or the rendezvous is gone: exchanges will say so
@@ -377,13 +371,28 @@ func (c *Client) Abort(reason error) error {
 	return err
 }
 
-func (c *Client) call(path string, q request) (reply, error) {
+// request is the POST of q to path, filled in with this process's run,
+// proof, position and wait.
+func (c *Client) request(ctx context.Context, path string, q request) (*http.Request, error) {
 	q.Run, q.Proof, q.Parties, q.Position, q.WaitMs = c.run, proof(c.key, c.run), c.parties, c.position, c.wait.Milliseconds()
 	body, err := json.Marshal(q)
 	if err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url+"/"+path, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	return req, nil
+}
+
+func (c *Client) call(path string, q request) (reply, error) {
+	req, err := c.request(context.Background(), path, q)
+	if err != nil {
 		return reply{}, err
 	}
-	resp, err := c.http.Post(c.url+"/"+path, "application/json", bytes.NewReader(body))
+	resp, err := c.http.Do(req)
 	if err != nil {
 		return reply{}, fmt.Errorf("rendezvous at %s: %w", c.url, err)
 	}
