@@ -106,14 +106,23 @@ func (c *client) locate(key []byte, target int, fast bool) (location, error) {
 }
 
 // descend picks the child of internal node img (at addr) covering key.
+// The fences it records alias img when img is from's cached image, which
+// is never written after it is cached; an image just read into the
+// client's reused buffer (from nil) is copied out of it.
 func (c *client) descend(addr transport.GAddr, img []byte, from *cachedNode, key []byte) location {
 	l := &c.x.l
 	lvl := level(img)
-	c.path[lvl] = step{addr: addr, rng: keyRange{lo: bytes.Clone(l.low(img)), hi: bytes.Clone(l.highOrNil(img)), known: true}}
+	own := func(b []byte) []byte {
+		if from != nil {
+			return b
+		}
+		return bytes.Clone(b)
+	}
+	c.path[lvl] = step{addr: addr, rng: keyRange{lo: own(l.low(img)), hi: own(l.highOrNil(img)), known: true}}
 	i := l.childIndex(img, key)
 	c.charge(cost.NodeSearch(count(img) + 1))
 	r := l.childRange(img, i)
-	r.lo, r.hi = bytes.Clone(r.lo), bytes.Clone(r.hi)
+	r.lo, r.hi = own(r.lo), own(r.hi)
 	return location{addr: l.innerChild(img, i), rng: r, parent: from}
 }
 
