@@ -13,7 +13,10 @@ import (
 	_ "github.com/dmbench/dmbench/indexes/all"
 )
 
-func main() { os.Exit(run(os.Args, os.Stderr)) }
+func main() {
+	tuneGC()
+	os.Exit(run(os.Args, os.Stderr))
+}
 
 // run runs the command line args and returns the exit status: 0, 1 for a
 // failed run or bad input, 2 for a command line that does not parse.

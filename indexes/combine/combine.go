@@ -59,6 +59,10 @@ type Table[R any] struct {
 	mu    sync.Mutex // never held across a verb or a Park
 	keys  map[string]*queue[R]
 	sizes Sizes
+	// free holds queues of keys that went idle, for reuse: nearly every
+	// operation finds its key idle, and a queue a time was an
+	// allocation per operation.
+	free []*queue[R]
 }
 
 // queue is one key's ticket queue.
@@ -69,6 +73,7 @@ type queue[R any] struct {
 	running bool
 	buf     []byte // the combining buffer: the last value dropped in
 	waiters []*waiter[R]
+	round   Round[R] // the round in flight; one per queue at a time
 }
 
 // waiter is a parked operation; a round that covers it fills res.
@@ -79,7 +84,7 @@ type waiter[R any] struct {
 	res    R
 }
 
-// Round is the winner's view of its round.
+// Round is the winner's view of its round, valid while its op runs.
 type Round[R any] struct {
 	t *Table[R]
 	q *queue[R] // nil when the operation runs alone
@@ -110,7 +115,7 @@ func (t *Table[R]) Do(ep transport.Endpoint, key string, val []byte, op func(*Ro
 	}
 	q := t.keys[key]
 	if q == nil {
-		q = &queue[R]{}
+		q = t.newQueue()
 		t.keys[key] = q
 	}
 	busy := q.tickets - q.covered
@@ -158,7 +163,8 @@ func (t *Table[R]) Do(ep transport.Endpoint, key string, val []byte, op func(*Ro
 // win runs op as the winner of a round and hands its result to the
 // operations the round covers.
 func (t *Table[R]) win(ep transport.Endpoint, key string, q *queue[R], me uint64, op func(*Round[R]) R) R {
-	res := op(&Round[R]{t: t, q: q})
+	q.round = Round[R]{t: t, q: q}
+	res := op(&q.round)
 	t.mu.Lock()
 	end := max(q.snap, me)
 	t.sizes.add(int(end - q.covered))
@@ -182,7 +188,10 @@ func (t *Table[R]) win(ep transport.Endpoint, key string, q *queue[R], me uint64
 	clear(q.waiters[len(rest):])
 	q.waiters = rest
 	if q.tickets == q.covered {
+		// Nobody holds q now: every waiter was served and returns its
+		// result without touching q again.
 		delete(t.keys, key)
+		t.free = append(t.free, q)
 	}
 	t.mu.Unlock()
 	if len(wake) > 0 {
@@ -192,6 +201,19 @@ func (t *Table[R]) win(ep transport.Endpoint, key string, q *queue[R], me uint64
 		w.ep.Unpark()
 	}
 	return res
+}
+
+// newQueue returns an empty queue, reusing an idle one. t.mu is held.
+func (t *Table[R]) newQueue() *queue[R] {
+	n := len(t.free)
+	if n == 0 {
+		return &queue[R]{}
+	}
+	q := t.free[n-1]
+	t.free[n-1] = nil
+	t.free = t.free[:n-1]
+	*q = queue[R]{waiters: q.waiters[:0]}
+	return q
 }
 
 // Sizes returns the distribution of round sizes so far.

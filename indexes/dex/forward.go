@@ -24,8 +24,9 @@ const (
 // responsible for all requests in its range). Workloads with
 // partitionedkeys=true never need it.
 func (c *client) forward(owner int, op opKind, key, val []byte) ([]byte, bool, error) {
-	req := append([]byte{byte(op), 0, 0, 0, 0}, key...)
-	req = append(req, val...)
+	req := make([]byte, 5, 5+len(key)+len(val))
+	req[0] = byte(op)
+	req = append(append(req, key...), val...)
 	raw, err := c.ep.Call(c.x.comps[owner], methodForward, req)
 	if err != nil {
 		return nil, false, fmt.Errorf("dex: forward to compute node %d: %w", c.x.comps[owner], err)
@@ -93,8 +94,10 @@ func (x *Index) serveForwardReq(ep transport.Endpoint, req []byte) ([]byte, erro
 		}
 		return encodeScan(out, next), nil
 	}
+	// The reply is status, found and the value found: a search copies
+	// the value straight out of the leaf into it.
+	out := make([]byte, 2, 2+l.vs)
 	var found bool
-	var v []byte
 	var err error
 	switch op {
 	case opSearch:
@@ -103,13 +106,13 @@ func (x *Index) serveForwardReq(ep transport.Endpoint, req []byte) ([]byte, erro
 		rv, rf, err = c.onLeaf(key, nil, opSearch, func(nd node) (bool, error) {
 			i, ok := l.leafFind(nd, key)
 			if ok {
-				v = bytes.Clone(l.leafVal(nd, i))
+				out = append(out[:2], l.leafVal(nd, i)...)
 			}
 			found = ok
 			return false, nil
 		})
 		if rv != nil || rf {
-			v, found = rv, rf
+			out, found = append(out[:2], rv...), rf
 		}
 	case opUpdate:
 		err = c.updateLocal(key, val)
@@ -127,9 +130,9 @@ func (x *Index) serveForwardReq(ep transport.Endpoint, req []byte) ([]byte, erro
 	if err != nil {
 		return append([]byte{fwdOK, 2}, err.Error()...), nil
 	}
-	out := []byte{fwdOK, 0}
+	out[0] = fwdOK
 	if found {
 		out[1] = 1
 	}
-	return append(out, v...), nil
+	return out, nil
 }

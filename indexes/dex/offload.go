@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"sync"
 
 	"github.com/dmbench/dmbench/cost"
 	"github.com/dmbench/dmbench/indexes"
@@ -154,6 +155,14 @@ func (x *Index) serveOffload() {
 	}
 }
 
+// offloadImages recycles the node images serveOffloadReq walks with: one
+// a request was a page to allocate and clear. Every READ fills the whole
+// image, so what a recycled one held never shows.
+var offloadImages = sync.Pool{New: func() any {
+	n := make(node, NodeBytes)
+	return &n
+}}
+
 // serveOffloadReq walks the subtree below the missed node in the memory
 // node's own memory (local accesses, charged to its core) and applies the
 // operation at the leaf, unless it would split the leaf.
@@ -166,14 +175,17 @@ func (x *Index) serveOffloadReq(ep transport.Endpoint, req []byte) ([]byte, erro
 	key := req[10 : 10+l.ks]
 	val := req[10+l.ks:]
 	reply := func(st byte, found bool, mod transport.GAddr, v []byte) []byte {
-		out := []byte{st, 0}
+		out := make([]byte, 10, 10+len(v))
+		out[0] = st
 		if found {
 			out[1] = 1
 		}
-		out = binary.LittleEndian.AppendUint64(out, uint64(mod))
+		binary.LittleEndian.PutUint64(out[2:], uint64(mod))
 		return append(out, v...)
 	}
-	n := make(node, NodeBytes)
+	img := offloadImages.Get().(*node)
+	defer offloadImages.Put(img)
+	n := *img
 	for {
 		if a.Node() != ep.Node() {
 			return reply(statusSMO, false, 0, nil), nil

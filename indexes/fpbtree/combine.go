@@ -38,7 +38,7 @@ type combining struct {
 // delegatedSearch is Search with read delegation.
 func (c *Client) delegatedSearch(key []byte) ([]byte, bool, error) {
 	r, handed := c.ns.combine.reads.Do(c.ep, string(key), nil, func(r *combine.Round[searchResult]) searchResult {
-		c.cut = func() []byte { return r.Snapshot() }
+		c.cut = r
 		defer func() { c.cut = nil }()
 		val, found, err := c.search(key)
 		return searchResult{val, found, err}
@@ -53,7 +53,7 @@ func (c *Client) delegatedSearch(key []byte) ([]byte, bool, error) {
 func (c *Client) combinedWrite(kind writeKind, key, val []byte) error {
 	k := string([]byte{byte(kind)}) + string(key)
 	err, _ := c.ns.combine.writes.Do(c.ep, k, append([]byte(nil), val...), func(r *combine.Round[error]) error {
-		c.cut = func() []byte { return r.Snapshot() }
+		c.cut = r
 		defer func() { c.cut = nil }()
 		return c.write(kind, key, val)
 	})
@@ -67,7 +67,7 @@ func (c *Client) combined(val []byte) []byte {
 	if c.cut == nil {
 		return val
 	}
-	if v := c.cut(); v != nil {
+	if v := c.cut.Snapshot(); v != nil {
 		return v
 	}
 	return val

@@ -132,9 +132,10 @@ func (g *Geometry) EncodeTable(dst []byte, t *Table, lock uint64) {
 }
 
 // DecodeTable decodes a table block; ok is false when it is torn or was
-// never written (version 0).
+// never written (version 0). The table's FPs alias b: a caller that keeps
+// the table, or changes its fingerprints, owns b.
 func (g *Geometry) DecodeTable(b []byte) (Table, bool) {
-	t := Table{FPs: bytes.Clone(b[:g.Span]), Version: binary.LittleEndian.Uint64(b[g.TableOff:])}
+	t := Table{FPs: b[:g.Span:g.Span], Version: binary.LittleEndian.Uint64(b[g.TableOff:])}
 	ok := t.Version != 0 && binary.LittleEndian.Uint64(b[g.TableOff+8:]) == cost.CRC(b[:g.TableOff+8])
 	return t, ok
 }
@@ -251,6 +252,8 @@ func (g *Geometry) encodeNode(dst []byte, n *inode) {
 }
 
 // decodeNode decodes an internal node; ok is false when torn or unwritten.
+// The node's fences and entry keys alias b, which the node then owns: one
+// image per node instead of a copy per key (a cache miss decodes dozens).
 func (g *Geometry) decodeNode(b []byte, addr transport.GAddr) (*inode, bool) {
 	if binary.LittleEndian.Uint64(b[g.NodeSize-16:]) != cost.CRC(b[:g.NodeSize-16]) {
 		return nil, false
@@ -265,14 +268,14 @@ func (g *Geometry) decodeNode(b []byte, addr transport.GAddr) (*inode, bool) {
 		sibling: transport.GAddr(binary.LittleEndian.Uint64(b[ihSibling:])),
 		level:   int(binary.LittleEndian.Uint32(b[ihLevel:])),
 		flags:   binary.LittleEndian.Uint64(b[ihFlags:]),
-		low:     bytes.Clone(b[ihLow : ihLow+g.K]),
-		high:    bytes.Clone(b[ihLow+g.K : ihLow+2*g.K]),
+		low:     b[ihLow : ihLow+g.K : ihLow+g.K],
+		high:    b[ihLow+g.K : ihLow+2*g.K : ihLow+2*g.K],
 		ents:    make([]ientry, cnt),
 	}
 	for i := range n.ents {
 		e := b[g.IHdr+i*g.IEntry:]
 		n.ents[i] = ientry{
-			key:     bytes.Clone(e[:g.K]),
+			key:     e[:g.K:g.K],
 			child:   transport.GAddr(binary.LittleEndian.Uint64(e[g.K:])),
 			version: binary.LittleEndian.Uint64(e[g.K+8:]),
 			fp:      binary.LittleEndian.Uint64(e[g.K+16:]),

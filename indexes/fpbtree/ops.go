@@ -14,11 +14,13 @@ func (c *Client) fingerprint(key []byte) byte {
 	return Fingerprint(key)
 }
 
-// probe lists the slots of tbl whose fingerprint is fp.
+// probe lists the slots of tbl whose fingerprint is fp. The list is
+// c.hits: valid until the client's next probe.
 func (c *Client) probe(tbl *Table, fp byte) []int {
 	defer c.ep.SetStep(c.label(StepFPTraversal))
 	c.ep.Compute(cost.FingerprintProbe(c.t.G.Span))
-	return cost.ProbeFingerprints(tbl.FPs, fp, nil)
+	c.hits = cost.ProbeFingerprints(tbl.FPs, fp, c.hits[:0])
+	return c.hits
 }
 
 // search is one search without read delegation: the table (the cached

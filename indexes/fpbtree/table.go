@@ -9,7 +9,8 @@ import (
 )
 
 // readTableAt READs the table block at a (without its lock word), again
-// while it is torn.
+// while it is torn. The table is the caller's: its image is read into a
+// buffer of its own, since writers change it and merges hold two.
 func (c *Client) readTableAt(a transport.GAddr) (Table, error) {
 	g := &c.t.G
 	buf := make([]byte, g.Table-8)
@@ -49,18 +50,22 @@ func (c *Client) storeCopy(r ref, tbl *Table) error {
 	if !ok {
 		return nil
 	}
-	b := make([]byte, c.t.G.Table)
+	b := c.scratch(c.t.G.Table)
 	c.t.G.EncodeTable(b, tbl, 0)
 	return c.ep.Write(a, b[:c.t.G.Table-8])
 }
 
 // searchTable returns the table a search probes: the caller's cached copy
-// when it belongs to r's version (fresh false), else the primary.
+// when it belongs to r's version (fresh false), else the primary. A cached
+// copy aliases c.copyBuf: it is valid until the client's next searchTable.
 func (c *Client) searchTable(r ref) (Table, bool, error) {
 	defer c.ep.SetStep(c.label(StepFPTraversal))
 	if a, ok := c.t.place.Copy(c.ep.Node(), r.fp); ok {
 		// A copy never filled, or torn by a concurrent refresh, is a miss.
-		buf := make([]byte, c.t.G.Table-8)
+		if c.copyBuf == nil {
+			c.copyBuf = make([]byte, c.t.G.Table-8)
+		}
+		buf := c.copyBuf
 		if err := c.ep.Read(buf, a); err != nil {
 			return Table{}, false, fmt.Errorf("read cached fingerprint table %v: %w", a, err)
 		}
@@ -134,7 +139,7 @@ func (c *Client) writeTableUnlock(r ref, tbl *Table) error {
 	if err != nil {
 		return err
 	}
-	b := make([]byte, g.Table)
+	b := c.scratch(g.Table)
 	c.ep.Compute(cost.Checksum(g.TableOff + 8))
 	if la == pa.Add(uint64(g.LockOffset())) {
 		// A lock handed to a local waiter stays set in the WRITE.
@@ -160,11 +165,16 @@ func (c *Client) writeTableUnlock(r ref, tbl *Table) error {
 	return c.storeCopy(r, tbl)
 }
 
-// readEntry READs slot i of r's leaf, again while it is torn.
+// readEntry READs slot i of r's leaf, again while it is torn. The entry's
+// key and value alias c.entryBuf: they are valid until the client's next
+// readEntry.
 func (c *Client) readEntry(r ref, i int) (entry, error) {
 	defer c.ep.SetStep(c.label(StepKV))
 	g := &c.t.G
-	buf := make([]byte, g.Entry)
+	if c.entryBuf == nil {
+		c.entryBuf = make([]byte, g.Entry)
+	}
+	buf := c.entryBuf
 	for {
 		if err := c.ep.Read(buf, r.leaf.Add(uint64(g.entryOff(i)))); err != nil {
 			return entry{}, fmt.Errorf("read entry %d of leaf %v: %w", i, r.leaf, err)
@@ -182,7 +192,7 @@ func (c *Client) readEntry(r ref, i int) (entry, error) {
 func (c *Client) writeEntry(r ref, i int, valid bool, key, val []byte) error {
 	defer c.ep.SetStep(c.label(StepKV))
 	g := &c.t.G
-	buf := make([]byte, g.Entry)
+	buf := c.scratch(g.Entry)
 	g.encodeEntry(buf, valid, r.version, key, val)
 	if g.HasCRC {
 		c.ep.Compute(cost.Checksum(g.Entry))
@@ -204,4 +214,14 @@ func (c *Client) invalidateEntry(r ref, i int) error {
 		return fmt.Errorf("invalidate entry %d of leaf %v: %w", i, r.leaf, err)
 	}
 	return nil
+}
+
+// scratch returns c.out, grown to n bytes: the image of a table block or
+// entry being written. A WRITE returns once it has completed, so the
+// buffer is free again when the verb that sends it returns.
+func (c *Client) scratch(n int) []byte {
+	if cap(c.out) < n {
+		c.out = make([]byte, max(n, c.t.G.Table, c.t.G.Entry))
+	}
+	return c.out[:n]
 }

@@ -14,9 +14,19 @@ type Client struct {
 	ep    transport.Endpoint
 	ns    *nodeState
 	alloc *transport.Allocator
-	// cut closes the write-combining or read-delegation round the client
-	// leads, if any, and returns the combining buffer (combine.go).
-	cut func() []byte
+	// cut is the write-combining or read-delegation round the client
+	// leads, if any: its Snapshot closes the round and returns the
+	// combining buffer (combine.go).
+	cut interface{ Snapshot() []byte }
+
+	// Buffers reused from one operation to the next, so that a search
+	// allocates little more than the value it returns. A client is one
+	// coroutine, so its calls never overlap; each buffer's user says
+	// how long what it returns stays valid.
+	entryBuf []byte // readEntry
+	copyBuf  []byte // searchTable's cached copy
+	out      []byte // scratch: images being written
+	hits     []int  // probe
 }
 
 // Endpoint is the client's endpoint.
@@ -46,7 +56,8 @@ func refAt(n *inode, i int) ref {
 	return r
 }
 
-// readNode READs an internal node, again while it is torn.
+// readNode READs an internal node, again while it is torn. The node owns
+// its image (decodeNode), so every call reads into a new one.
 func (c *Client) readNode(a transport.GAddr) (*inode, error) {
 	g := &c.t.G
 	buf := make([]byte, g.NodeSize)
