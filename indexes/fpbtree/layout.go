@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 
 	"github.com/dmbench/dmbench/cost"
+	"github.com/dmbench/dmbench/internal/keyorder"
 	"github.com/dmbench/dmbench/transport"
 )
 
@@ -216,18 +217,48 @@ type inode struct {
 	sibling transport.GAddr
 	level   int
 	flags   uint64
-	low     []byte
-	high    []byte
+	low     ikey
+	high    ikey
 	ents    []ientry
 }
 
 // ientry is one internal entry: the child's minimum key, address and, in
 // the bottom level, the leaf version and fingerprint-table pointer.
 type ientry struct {
-	key     []byte
+	key     ikey
 	child   transport.GAddr
 	version uint64
 	fp      uint64
+}
+
+// ikey is a key of an internal node (a fence or an entry's key) with its
+// prefix: every operation searches a cached node's entries and checks its
+// fences, and comparing prefixes as integers is several times cheaper
+// than bytes.Compare. Building one computes the prefix, so a key and its
+// prefix never disagree however nodes are decoded, split or merged.
+type ikey struct {
+	p keyorder.Prefix
+	b []byte
+}
+
+func ikeyOf(b []byte) ikey { return ikey{p: keyorder.Of(b), b: b} }
+
+// cmp orders k against o as bytes.Compare orders their keys; the
+// prefixes decide unless they tie.
+func (k *ikey) cmp(o *ikey) int {
+	if c := k.p.Compare(o.p); c != 0 {
+		return c
+	}
+	return bytes.Compare(k.b, o.b)
+}
+
+// atMost is k.cmp(o) <= 0, decided by the first prefix words when they
+// differ, as they do between hashed keys.
+func (k *ikey) atMost(o *ikey) bool {
+	if k.p[0] != o.p[0] {
+		return k.p[0] < o.p[0]
+	}
+	return k.cmp(o) <= 0
 }
 
 func (n *inode) inf() bool { return n.flags&flagInf != 0 }
@@ -239,11 +270,11 @@ func (g *Geometry) encodeNode(dst []byte, n *inode) {
 	binary.LittleEndian.PutUint32(dst[ihLevel:], uint32(n.level))
 	binary.LittleEndian.PutUint32(dst[ihCount:], uint32(len(n.ents)))
 	binary.LittleEndian.PutUint64(dst[ihFlags:], n.flags)
-	copy(dst[ihLow:], n.low)
-	copy(dst[ihLow+g.K:], n.high)
+	copy(dst[ihLow:], n.low.b)
+	copy(dst[ihLow+g.K:], n.high.b)
 	for i, e := range n.ents {
 		b := dst[g.IHdr+i*g.IEntry:]
-		copy(b, e.key)
+		copy(b, e.key.b)
 		binary.LittleEndian.PutUint64(b[g.K:], uint64(e.child))
 		binary.LittleEndian.PutUint64(b[g.K+8:], e.version)
 		binary.LittleEndian.PutUint64(b[g.K+16:], e.fp)
@@ -268,14 +299,14 @@ func (g *Geometry) decodeNode(b []byte, addr transport.GAddr) (*inode, bool) {
 		sibling: transport.GAddr(binary.LittleEndian.Uint64(b[ihSibling:])),
 		level:   int(binary.LittleEndian.Uint32(b[ihLevel:])),
 		flags:   binary.LittleEndian.Uint64(b[ihFlags:]),
-		low:     b[ihLow : ihLow+g.K : ihLow+g.K],
-		high:    b[ihLow+g.K : ihLow+2*g.K : ihLow+2*g.K],
+		low:     ikeyOf(b[ihLow : ihLow+g.K : ihLow+g.K]),
+		high:    ikeyOf(b[ihLow+g.K : ihLow+2*g.K : ihLow+2*g.K]),
 		ents:    make([]ientry, cnt),
 	}
 	for i := range n.ents {
 		e := b[g.IHdr+i*g.IEntry:]
 		n.ents[i] = ientry{
-			key:     e[:g.K:g.K],
+			key:     ikeyOf(e[:g.K:g.K]),
 			child:   transport.GAddr(binary.LittleEndian.Uint64(e[g.K:])),
 			version: binary.LittleEndian.Uint64(e[g.K+8:]),
 			fp:      binary.LittleEndian.Uint64(e[g.K+16:]),
@@ -290,10 +321,11 @@ func (g *Geometry) nodeLock(a transport.GAddr) transport.GAddr { return a.Add(ui
 // childFor returns the index of the entry covering key (the last entry
 // whose key is <= key; 0 when key precedes them all).
 func (n *inode) childFor(key []byte) int {
+	k := ikeyOf(key)
 	lo, hi := 0, len(n.ents)
 	for lo < hi {
 		m := (lo + hi) / 2
-		if bytes.Compare(n.ents[m].key, key) <= 0 {
+		if n.ents[m].key.atMost(&k) {
 			lo = m + 1
 		} else {
 			hi = m

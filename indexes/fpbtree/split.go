@@ -123,7 +123,7 @@ func (c *Client) split(r ref, tbl *Table, key, val []byte) error {
 	if err := c.ep.Write(r.leaf, img); err != nil {
 		return fmt.Errorf("rewrite split leaf %v: %w", r.leaf, err)
 	}
-	if err := c.insertInternal(1, r.parent, ientry{key: splitKey, child: ra, version: 1, fp: rfp}, r.leaf, nv); err != nil {
+	if err := c.insertInternal(1, r.parent, ientry{key: ikeyOf(splitKey), child: ra, version: 1, fp: rfp}, r.leaf, nv); err != nil {
 		return err
 	}
 	r.version = nv
@@ -173,7 +173,7 @@ func (c *Client) insertInternal(level int, a transport.GAddr, e ientry, left tra
 	g := &c.t.G
 	for {
 		if a.IsNil() {
-			n, err := c.traverse(e.key, level)
+			n, err := c.traverse(e.key.b, level)
 			if err != nil {
 				return err
 			}
@@ -186,12 +186,12 @@ func (c *Client) insertInternal(level int, a transport.GAddr, e ientry, left tra
 		if err != nil {
 			return err
 		}
-		if !n.inf() && bytes.Compare(e.key, n.high) >= 0 || bytes.Compare(e.key, n.low) < 0 {
+		if !n.inf() && bytes.Compare(e.key.b, n.high.b) >= 0 || bytes.Compare(e.key.b, n.low.b) < 0 {
 			if err := c.unlockNode(a); err != nil {
 				return err
 			}
 			a = 0
-			if !n.inf() && bytes.Compare(e.key, n.high) >= 0 {
+			if !n.inf() && bytes.Compare(e.key.b, n.high.b) >= 0 {
 				a = n.sibling
 			}
 			continue
@@ -201,7 +201,7 @@ func (c *Client) insertInternal(level int, a transport.GAddr, e ientry, left tra
 				n.ents[j].version = leftVer
 			}
 		}
-		pos, dup := slices.BinarySearchFunc(n.ents, e.key, func(x ientry, k []byte) int { return bytes.Compare(x.key, k) })
+		pos, dup := slices.BinarySearchFunc(n.ents, e.key.b, func(x ientry, k []byte) int { return bytes.Compare(x.key.b, k) })
 		if dup {
 			n.ents[pos] = e
 		} else {
@@ -269,7 +269,7 @@ func (c *Client) splitNode(a transport.GAddr, n *inode) error {
 // can split the root, so the CAS succeeds).
 func (c *Client) newRoot(a transport.GAddr, n, n2 *inode) error {
 	g := &c.t.G
-	nr := &inode{version: 1, level: n.level + 1, flags: flagInf, low: n.low, high: make([]byte, g.K),
+	nr := &inode{version: 1, level: n.level + 1, flags: flagInf, low: n.low, high: ikeyOf(make([]byte, g.K)),
 		ents: []ientry{{key: n.low, child: a}, {key: n2.low, child: n2.addr}}}
 	ra, err := c.alloc.Alloc(c.ep, uint64(g.NodeSize), 64)
 	if err != nil {

@@ -47,11 +47,11 @@ type ref struct {
 // refAt is the ref of entry i of bottom-level node n.
 func refAt(n *inode, i int) ref {
 	e := n.ents[i]
-	r := ref{leaf: e.child, version: e.version, fp: e.fp, low: e.key, parent: n.addr}
+	r := ref{leaf: e.child, version: e.version, fp: e.fp, low: e.key.b, parent: n.addr}
 	if i+1 < len(n.ents) {
-		r.high = n.ents[i+1].key
+		r.high = n.ents[i+1].key.b
 	} else {
-		r.high, r.inf = n.high, n.inf()
+		r.high, r.inf = n.high.b, n.inf()
 	}
 	return r
 }
@@ -86,7 +86,7 @@ func (c *Client) traverse(key []byte, level int) (*inode, error) {
 		}
 		c.ep.Compute(cost.NodeSearch(len(n.ents)))
 		switch {
-		case !n.inf() && bytes.Compare(key, n.high) >= 0 && !n.sibling.IsNil():
+		case !n.inf() && bytes.Compare(key, n.high.b) >= 0 && !n.sibling.IsNil():
 			a = n.sibling
 		case n.level < level:
 			return nil, fmt.Errorf("traverse to level %d for %x: reached level %d", level, key, n.level)
