@@ -6,8 +6,10 @@ import "math/bits"
 // sim fabric's model and the lock handoffs of transport.Mutex. Change it
 // with any of them: it is part of the key a sweep saves each run under, so
 // a resumed sweep recomputes runs of an older model instead of mixing
-// them in. 1 was everything before lock handoffs were charged.
-const ModelVersion = 2
+// them in. 1 was everything before lock handoffs were charged; 2 before
+// atomics took effect at their turn in the responder's atomic unit and a
+// QP's requests executed in order.
+const ModelVersion = 3
 
 // Table holds the cost of each kind of local work, in nanoseconds.
 type Table struct {

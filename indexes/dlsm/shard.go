@@ -11,9 +11,13 @@ import (
 // stripes serialises the check-then-write of Update and Delete per key.
 const stripes = 256
 
-// cacheShards is the table cache's shard count: dLSM's ShardedLRUCache
-// (include/TimberSaw/cache.h, kNumShardBits = 6; LevelDB's is 4).
-const cacheShards = 64
+// cacheShardBits and cacheShards give the table cache's shard count:
+// dLSM's ShardedLRUCache (include/TimberSaw/cache.h, kNumShardBits = 6;
+// LevelDB's is 4), which picks a shard by the top bits of the hash.
+const (
+	cacheShardBits = 6
+	cacheShards    = 1 << cacheShardBits
+)
 
 // shard is the LSM tree of one compute node: its memtable and immutable
 // memtables, and the version (the SSTables of every level) whose index
@@ -160,17 +164,22 @@ func (s *shard) lookup(ep transport.Endpoint, key []byte, wantVal bool) (val []b
 // dLSM's searches). closeTable is the matching Release, which locks the
 // shard again to drop the reference.
 func (s *shard) openTable(ep transport.Endpoint, t *table) {
-	m := &s.cache[(t.id*0x9e3779b97f4a7c15)>>60]
+	m := s.cacheLock(t)
 	m.Lock(ep)
 	ep.Compute(cost.CacheLookup())
 	m.Unlock()
 }
 
 func (s *shard) closeTable(ep transport.Endpoint, t *table) {
-	m := &s.cache[(t.id*0x9e3779b97f4a7c15)>>60]
+	m := s.cacheLock(t)
 	m.Lock(ep)
 	ep.Compute(cost.CachelineTransfer())
 	m.Unlock()
+}
+
+// cacheLock is the lock of the table-cache shard that holds t.
+func (s *shard) cacheLock(t *table) *transport.Mutex {
+	return &s.cache[(t.id*0x9e3779b97f4a7c15)>>(64-cacheShardBits)]
 }
 
 // overlapping returns the table of a sorted level whose range holds key.

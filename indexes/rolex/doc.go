@@ -137,6 +137,13 @@
 //     with the port's interval read.
 //   - Segments measure a key by its exact distance from the segment's
 //     first key, so keys of any size train without collisions.
+//   - The port's lock CAS (cas_mask_sync_without_sink, src/DSM.cpp) polls
+//     the thread's completion queue until its own completion arrives, so
+//     the thread's other coroutines stand still while one spins on a
+//     lock; a failed attempt then yields to them before retrying. Here
+//     only the locking coroutine waits (the Endpoint has no verb that
+//     holds its thread's core), which lets a thread keep up to one lock
+//     CAS per coroutine in flight where the port keeps one.
 //
 // # Memory semantics
 //

@@ -38,8 +38,15 @@
 //
 // # Memory semantics
 //
-// A verb's memory effect is applied when it arrives at the responder, in
-// event order, so races, retries and stale reads happen as on hardware.
+// A READ's or WRITE's memory effect is applied when it arrives at the
+// responder, an atomic's when its turn comes in the per-address unit, in
+// event order, so races, retries and stale reads happen as on hardware. A
+// word crowded with atomics (CAS spinning on a lock) therefore delays the
+// effect of each, not only its reply: the next CAS after an unlock takes
+// the lock and learns it at once, as the real unit does. A responder
+// executes one QP's requests in order, so an op behind an atomic of its
+// QP that is still queued waits for it (head-of-line blocking of the
+// coroutines sharing a thread's QP).
 // transport.ModePaper makes 64-byte cachelines atomic and lands a
 // multi-line WRITE lower lines first; transport.ModeStrict makes only 8-byte
 // words atomic and lands a multi-word WRITE in a random order. Either way a

@@ -44,6 +44,9 @@ type qp struct {
 	outstanding int
 	waiting     fifo[opRef]
 	torn        []int32 // torn WRITEs from this QP whose second half is pending
+	// executing is when the QP's last atomic executes at its responder;
+	// the QP's later requests wait for it there.
+	executing int64
 }
 
 type opRef struct {
@@ -362,6 +365,8 @@ func (f *Fabric) step() {
 		f.rpcArrive(e.ep)
 	case evTorn:
 		f.finishTorn(e.idx)
+	case evExecute:
+		f.execute(e.ep, e.idx)
 	}
 }
 

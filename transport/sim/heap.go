@@ -9,6 +9,7 @@ const (
 	evComplete              // a verb's completion reaches its requester
 	evRPC                   // an RPC request reaches its server
 	evTorn                  // the second half of a torn WRITE lands
+	evExecute               // an atomic executes at its responder
 )
 
 // event is one entry of the event queue.

@@ -171,6 +171,50 @@ func TestSameAddressAtomics(t *testing.T) {
 	}
 }
 
+// An atomic takes effect when its address's atomic unit executes it,
+// not when it arrives: a READ arriving behind a queue of FAAs on one word
+// sees only those already executed. And a QP's requests execute in order:
+// a READ posted on the QP of a queued atomic waits for that atomic.
+func TestAtomicsTakeEffectInTurn(t *testing.T) {
+	const adders = 32
+	f := newTestFabric(t, transport.Config{ComputeNodes: 1, Threads: adders + 1}, CX6)
+	m := mainRegion(t, f, 0)
+	hot, other := m.Base, m.Base.Add(4096)
+	var seen uint64
+	var behind int64
+	for th := range adders {
+		f.Go(1, th, func(ep transport.Endpoint) {
+			if _, err := ep.FAA(hot, 1); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	// A coroutine on the last adder's thread READs another word right
+	// after that thread's FAA, on the same QP.
+	f.Go(1, adders-1, func(ep transport.Endpoint) {
+		start := ep.Now()
+		if err := ep.Read(make([]byte, 8), other); err != nil {
+			t.Error(err)
+		}
+		behind = ep.Now() - start
+	})
+	f.Go(1, adders, func(ep transport.Endpoint) {
+		ep.Compute(3000)
+		buf := make([]byte, 8)
+		if err := ep.Read(buf, hot); err != nil {
+			t.Error(err)
+		}
+		seen = binary.LittleEndian.Uint64(buf)
+	})
+	run(t, f)
+	if seen == 0 || seen > adders/2 {
+		t.Errorf("a READ arriving while %d FAAs queue on its word saw %d of them, want the few executed by then", adders, seen)
+	}
+	if queue := int64(adders) * int64(1e9/CX6.AtomicRateHost); behind < queue/2 {
+		t.Errorf("a READ behind its QP's queued FAA took %d ns, want it to wait for the FAA's turn (queue of about %d ns)", behind, queue)
+	}
+}
+
 // A QP holds at most MaxOutstanding READs in flight: the 17th READ of a
 // batch waits for the first to complete.
 func TestOutstandingReadsPerQP(t *testing.T) {

@@ -16,7 +16,10 @@ import (
 //	responder link   request bytes
 //	responder NIC    one message, NICRxNs, MemReadNs for READ and atomics
 //	atomic units     per address (1/AtomicRateHost or Device), per NIC
-//	memory effect    applied now, in arrival order
+//	memory effect    READ, WRITE: applied now, in arrival order; an
+//	                 atomic: when its address's atomic unit executes it
+//	                 (the execute event), so a queue of atomics on one
+//	                 word delays their effects, not only their replies
 //	responder link   response bytes (headers + READ payload)
 //	wire             WireNs
 //	requester link   response bytes, NICCompNs
@@ -24,7 +27,11 @@ import (
 //
 // Requester-side resources are reserved at issue, responder-side ones at
 // the arrival event, and the response's trip back (responder send link,
-// requester receive link) at the arrival event too, ahead of time. NIC
+// requester receive link) at the arrival event too, ahead of time (at the
+// execute event for an atomic). A responder executes one QP's requests in
+// order (InfiniBand Architecture Specification vol. 1, 9.5: responses
+// return in request order), so an op arriving behind an atomic of its QP
+// that has not executed yet waits for it. NIC
 // resources are timelines (timeline.go): a booking ahead leaves the gap
 // before it to requests that come first, as the real link would.
 
@@ -140,6 +147,10 @@ func (f *Fabric) arrive(ep *endpoint, idx int32) {
 	op := &ep.ops[idx]
 	resp := f.nodes[op.Addr.Node()]
 	q := &ep.thread.qps[resp.id]
+	if q.executing > f.now { // behind an atomic of its QP
+		f.schedule(q.executing, evArrive, ep, idx)
+		return
+	}
 	f.flushTorn(q) // ops on one QP take effect in order
 
 	in := f.requestBytes(op)
@@ -168,11 +179,26 @@ func (f *Fabric) arrive(ep *endpoint, idx int32) {
 		if f.atomicNode > 0 {
 			t = resp.atomics.serve(f.now, t, f.atomicNode)
 		}
-		applyAtomic(mem, op)
+		q.executing = t
+		f.schedule(t, evExecute, ep, idx)
+		return
 	}
-	out := f.responseBytes(op)
+	f.respond(resp, ep, idx, t)
+}
+
+// execute applies atomic op idx of ep when its address's atomic unit
+// runs it, and sends its reply.
+func (f *Fabric) execute(ep *endpoint, idx int32) {
+	applyAtomic(ep.mems[idx].mem, &ep.ops[idx])
+	f.respond(f.nodes[ep.ops[idx].Addr.Node()], ep, idx, f.now)
+}
+
+// respond sends op idx's response from resp at time t and schedules its
+// completion at the requester.
+func (f *Fabric) respond(resp *node, ep *endpoint, idx int32, t int64) {
+	out := f.responseBytes(&ep.ops[idx])
 	resp.stats.BytesTx += out
-	ser = int64(out) * f.byteSvc
+	ser := int64(out) * f.byteSvc
 	t = resp.tx.serve(f.now, t, ser) + f.wire
 	req := ep.node
 	req.stats.BytesRx += out
