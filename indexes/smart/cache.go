@@ -79,13 +79,17 @@ func newRadixCache(budget uint64) *radixCache {
 // hop is where a traversal continues: the slot p read from address pPtr,
 // leading to the key's byte depth. node is the cached node the slot came
 // from (nil when it came from memory or is the cached root slot), and
-// cached says the slot came from the cache and may be stale.
+// cached says the slot came from the cache and may be stale. For a slot
+// read from memory, at numbers the READ from which on its path is known
+// to be the key's: the slot's own READ, or the at of the node it was
+// read in (see descend).
 type hop struct {
 	pPtr   transport.GAddr
 	p      uint64
 	depth  int
 	node   *cnode
 	cached bool
+	at     int64
 }
 
 // lookup walks the cache along key from the root slot and returns the

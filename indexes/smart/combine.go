@@ -18,7 +18,7 @@ import (
 //
 // Two rules keep this linearizable where the artifact's table is not
 // (see doc.go): a waiter takes the leader's answer only if it joined
-// before the leader posted the READ the answer came from, and its value
+// before the leader posted the READ the answer rests on, and its value
 // rides on the leader's WRITE only if it joined before the leader took
 // the values (just before that WRITE). Every other waiter is woken to try
 // again when the leader finishes; a searcher that arrives once the leader
@@ -102,7 +102,8 @@ func (t *localTable) joinRead(ep transport.Endpoint, key []byte) (*readGroup, *r
 }
 
 // finishRead ends the leader's search: waiters that joined before READ
-// number final get its answer, the others are woken to search again.
+// number final, the one its answer rests on, get the answer; the others
+// are woken to search again.
 func (t *localTable) finishRead(ep transport.Endpoint, key []byte, g *readGroup, final int64, val []byte, found bool, err error) {
 	b := t.bucket(key)
 	b.lock(ep)

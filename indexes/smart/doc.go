@@ -206,12 +206,17 @@
 //     leaf split may have swung.
 //   - Read delegation and write combining keep linearizability: a waiter
 //     takes the leader's answer only if it joined before the leader
-//     posted the READ the answer came from, and rides on the leader's
+//     posted the READ the answer rests on, and rides on the leader's
 //     WRITE only if it joined before the leader took the values (just
 //     before that WRITE); the others are woken to try again, and a
 //     searcher arriving after the leader's leaf READ searches on its own.
-//     The artifact hands the answer to everyone queued when the leader
-//     finishes, so it combines more.
+//     That READ is not always the leader's last: a found key rests on
+//     its leaf's READ, and a negative answer on the READ of the node or
+//     leaf a cached slot led to (not on the READ confirming that slot,
+//     between which an insert can complete), or, past a slot read from
+//     memory, on that slot's READ (see descend). The artifact hands the
+//     answer to everyone queued when the leader finishes, so it combines
+//     more.
 //   - An update whose value equals the leaf's is skipped after the READ,
 //     as in the artifact, but only when no other writer's value rides on
 //     it (that writer may have called after the READ).

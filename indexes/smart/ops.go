@@ -33,14 +33,14 @@ func (c *client) Search(key []byte) ([]byte, bool, error) {
 		return nil, false, err
 	}
 	if !c.x.combine {
-		v, ok, err := c.search(key)
+		v, ok, _, err := c.search(key)
 		return v, ok, wrap("search", key, err)
 	}
 	t := c.cn.table
 	for {
 		g, r := t.joinRead(c.ep, key)
 		if g == nil {
-			v, ok, err := c.search(key)
+			v, ok, _, err := c.search(key)
 			return v, ok, wrap("search", key, err)
 		}
 		if r != nil {
@@ -50,17 +50,22 @@ func (c *client) Search(key []byte) ([]byte, bool, error) {
 			}
 			continue
 		}
-		var last int64
+		// The group numbers the leader's READs from 1, as c.reads does
+		// from base+1: a waiter takes the answer only if it joined before
+		// the READ the answer rests on, which need not be the last (a
+		// READ confirming a cached slot, or the rest of a grown node,
+		// may follow it).
+		base := c.reads
 		c.readPost = func(leaf bool) {
-			last = g.posts.Add(1)
+			g.posts.Add(1)
 			if leaf {
 				g.leaf.Store(true)
 			}
 		}
-		v, ok, err := c.search(key)
+		v, ok, at, err := c.search(key)
 		c.readPost = nil
 		err = wrap("search", key, err)
-		t.finishRead(c.ep, key, g, last, v, ok, err)
+		t.finishRead(c.ep, key, g, at-base, v, ok, err)
 		return clone(v), ok, err
 	}
 }
@@ -72,16 +77,21 @@ func clone(b []byte) []byte {
 	return append([]byte(nil), b...)
 }
 
-func (c *client) search(key []byte) ([]byte, bool, error) {
+// search looks key up on its own and returns the number of the READ its
+// answer rests on (outcome.at); after an error, the last READ's.
+func (c *client) search(key []byte) ([]byte, bool, int64, error) {
 	h, err := c.start(key)
 	if err != nil {
-		return nil, false, err
+		return nil, false, c.reads, err
 	}
 	out, err := c.descend(key, h, true)
-	if err != nil || out.end != endFound {
-		return nil, false, err
+	switch {
+	case err != nil:
+		return nil, false, c.reads, err
+	case out.end != endFound:
+		return nil, false, out.at, nil
 	}
-	return clone(out.lf.val), true, nil
+	return clone(out.lf.val), true, out.at, nil
 }
 
 // Insert adds key or replaces its value.

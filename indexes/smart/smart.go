@@ -139,6 +139,8 @@ type client struct {
 	ep transport.Endpoint
 	cn *computeNode
 	ll *leafLayout
+	// reads counts the READs the client has posted, numbering them.
+	reads int64
 	// readPost, when not nil, is called before every READ of an
 	// operation, saying whether it reads a leaf: read delegation numbers
 	// its leader's READs.

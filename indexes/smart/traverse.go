@@ -14,6 +14,7 @@ import (
 func (c *client) read(dst []byte, src transport.GAddr) error { return c.readOf(dst, src, false) }
 
 func (c *client) readOf(dst []byte, src transport.GAddr, leaf bool) error {
+	c.reads++
 	if c.readPost != nil {
 		c.readPost(leaf)
 	}
@@ -47,7 +48,7 @@ func (c *client) reread(h hop) (hop, error) {
 	if h.pPtr == c.x.rootPtr {
 		c.cn.cache.setRoot(s)
 	}
-	return hop{pPtr: h.pPtr, p: s, depth: h.depth}, nil
+	return hop{pPtr: h.pPtr, p: s, depth: h.depth, at: c.reads}, nil
 }
 
 // readNode READs the node slot s points to, as many slot bytes as the
@@ -107,8 +108,12 @@ const (
 )
 
 type outcome struct {
-	end      ending
-	h        hop
+	end ending
+	h   hop
+	// at numbers the READ (c.reads) from which on the answer holds at
+	// some point (see descend): read delegation hands it only to the
+	// searchers that joined before that READ was posted.
+	at       int64
 	leafAddr transport.GAddr
 	lf       leaf
 	raw      []byte // the leaf as read
@@ -127,6 +132,18 @@ var errCorrupt = errors.New("smart: corrupt tree")
 // cached slot is confirmed by reading that slot again (doc.go says why)
 // when confirm is set: searches, updates and deletes, whose answer the
 // negative is; an insert's CAS on the slot checks it anyway.
+//
+// The outcome's at is the READ from which on its answer held at some
+// moment, for read delegation: a found key, the READ of its leaf (a
+// valid leaf holds its key's value); an answer at what a cached slot led
+// to, the READ of that node or leaf (its reverse pointer and the confirm
+// tie it to the slot). Past a slot read from memory, a negative answer
+// holds at some moment between that slot's READ and the READ of what
+// it leads to, but not always at the latter: the node may have been
+// moved under a new one that holds the key before the prefix split
+// rewrote its header, and a dead leaf replaced by a new insert of the
+// key. So at is then the slot's: the READ that fetched it, or the at of
+// the node it was read in.
 func (c *client) descend(key []byte, h hop, confirm bool) (outcome, error) {
 	var err error
 	for {
@@ -138,7 +155,7 @@ func (c *client) descend(key []byte, h hop, confirm bool) (outcome, error) {
 				}
 				continue
 			}
-			return outcome{end: endEmpty, h: h}, nil
+			return outcome{end: endEmpty, h: h, at: h.at}, nil
 
 		case isLeaf(h.p):
 			a := slotTarget(h.p)
@@ -152,7 +169,7 @@ func (c *client) descend(key []byte, h hop, confirm bool) (outcome, error) {
 				}
 				continue
 			}
-			out := outcome{h: h, leafAddr: a, lf: lf, raw: raw}
+			out := outcome{h: h, at: h.at, leafAddr: a, lf: lf, raw: raw}
 			switch {
 			case !lf.valid:
 				out.end = endDeadLeaf
@@ -160,6 +177,9 @@ func (c *client) descend(key []byte, h hop, confirm bool) (outcome, error) {
 				out.end = endFound
 			default:
 				out.end = endOtherLeaf
+			}
+			if out.end == endFound || h.cached {
+				out.at = c.reads
 			}
 			if out.end != endFound && h.cached && confirm {
 				fresh, err := c.confirm(h)
@@ -176,6 +196,7 @@ func (c *client) descend(key []byte, h hop, confirm bool) (outcome, error) {
 
 		default:
 			a := slotTarget(h.p)
+			first := c.reads + 1
 			n, err := c.readNode(h.p)
 			if err != nil {
 				return outcome{}, err
@@ -192,7 +213,11 @@ func (c *client) descend(key []byte, h hop, confirm bool) (outcome, error) {
 				c.cn.cache.invalidate(h.node) // the copy has the old node type
 			}
 			c.cn.cache.add(c.ep, a, n)
-			out := outcome{h: h, nodeAddr: a, n: n, mismatch: -1}
+			at := h.at
+			if h.cached {
+				at = first
+			}
+			out := outcome{h: h, at: at, nodeAddr: a, n: n, mismatch: -1}
 			for i := range n.hdr.plen {
 				if d := n.hdr.depth + i; d >= len(key) || key[d] != n.hdr.prefix[i] {
 					out.end, out.mismatch = endPrefix, i
@@ -207,7 +232,7 @@ func (c *client) descend(key []byte, h hop, confirm bool) (outcome, error) {
 				i, probes := findSlot(n.slots, key[d])
 				c.ep.Compute(cost.FingerprintProbe(probes))
 				if i >= 0 {
-					h = hop{pPtr: slotAddr(a, i), p: n.slots[i], depth: d + 1}
+					h = hop{pPtr: slotAddr(a, i), p: n.slots[i], depth: d + 1, at: at}
 					continue
 				}
 				out.end = endNoSlot
