@@ -124,6 +124,10 @@ func (c *client) acquireGlobal(a transport.GAddr) (uint64, error) {
 		if c.x.consistency != optlock {
 			expect = 0
 		}
+		// Sherman retries at once (no wait on the simulator), but on a
+		// real fabric, where a CAS can return before the holder's thread
+		// runs again, the spinning thread must let it run.
+		c.ep.Backoff(0)
 	}
 	return 0, fmt.Errorf("lock word %v still held after %d CASes", a, maxRetries)
 }

@@ -54,6 +54,7 @@ func (c *client) readNode(buf []byte, addr transport.GAddr, cls class) error {
 		if ok {
 			return nil
 		}
+		c.ep.Backoff(0) // as acquireGlobal: free on the simulator
 	}
 	return fmt.Errorf("node %v still inconsistent after %d reads", addr, maxRetries)
 }
