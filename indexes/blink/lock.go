@@ -41,6 +41,7 @@ func (c *client) lock(a transport.GAddr, w uint64, key []byte) (transport.GAddr,
 		}
 		old := c.ops[0].Old
 		if old != expect {
+			c.ep.Backoff(0) // let the holder run on real fabrics; free on sim
 			expect = expectFrom(old)
 			// The image read behind the failed CAS tells whether key
 			// has moved right meanwhile.
@@ -91,6 +92,7 @@ func (c *client) settle(a transport.GAddr) error {
 		if consistent(c.lk) {
 			return nil
 		}
+		c.ep.Backoff(0) // let the writer run on real fabrics; free on sim
 		if err := c.read(c.lk, a); err != nil {
 			return fmt.Errorf("re-reading locked node %v: %w", a, err)
 		}

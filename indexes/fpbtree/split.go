@@ -21,6 +21,7 @@ func (c *Client) readLeaf(a transport.GAddr) ([]byte, leafHeader, error) {
 		if h, ok := g.decodeLeafHeader(img); ok {
 			return img, h, nil
 		}
+		c.ep.Backoff(0) // let the writer run on real fabrics; free on sim
 	}
 }
 
@@ -140,6 +141,7 @@ func (c *Client) lockNode(a transport.GAddr) error {
 		if old == 0 {
 			return nil
 		}
+		c.ep.Backoff(0) // let the holder run on real fabrics; free on sim
 	}
 }
 

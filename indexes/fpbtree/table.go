@@ -22,6 +22,7 @@ func (c *Client) readTableAt(a transport.GAddr) (Table, error) {
 		if t, ok := g.DecodeTable(buf); ok {
 			return t, nil
 		}
+		c.ep.Backoff(0) // let the writer run on real fabrics; free on sim
 	}
 }
 
@@ -101,6 +102,7 @@ func (c *Client) lockLeaf(r ref) error {
 		if old == 0 {
 			return nil
 		}
+		c.ep.Backoff(0) // let the holder run on real fabrics; free on sim
 	}
 }
 
@@ -185,6 +187,7 @@ func (c *Client) readEntry(r ref, i int) (entry, error) {
 		if e, ok := g.decodeEntry(buf); ok {
 			return e, nil
 		}
+		c.ep.Backoff(0)
 	}
 }
 

@@ -69,6 +69,7 @@ func (c *Client) readNode(a transport.GAddr) (*inode, error) {
 		if n, ok := g.decodeNode(buf, a); ok {
 			return n, nil
 		}
+		c.ep.Backoff(0) // let the writer run on real fabrics; free on sim
 	}
 }
 
@@ -154,6 +155,7 @@ func (c *Client) resolve(r ref, key []byte, seen uint64) (ref, error) {
 		h, ok := g.decodeLeafHeader(buf)
 		switch {
 		case !ok:
+			c.ep.Backoff(0)
 			continue
 		case h.flags&flagDead != 0:
 			a = h.sibling

@@ -22,9 +22,13 @@
 //     fetch the models, and full synonym tables trigger retraining.
 //   - Leaves carry a version byte per 63 bytes (SMART/CHIME style) and
 //     writers lock a leaf with a masked CAS on a lock word next to it;
-//     hopscotch leaves, vacancy bitmaps, metadata replication, speculative
-//     reads, read delegation and write combining exist behind build flags,
-//     all off in both the port and DMTree's copy.
+//     hopscotch leaves, vacancy bitmaps, metadata replication and
+//     speculative reads exist behind build flags, all off in both the port
+//     and DMTree's copy.
+//   - SMART's read delegation and write combining (a local lock table per
+//     compute node) are compiled out of the port's HEAD but defined in
+//     the copy DMTree ran (muouim/aefast26 ROLEX/include/Common.h); the
+//     combine parameter follows either, and DMTree's runs set it.
 //   - Deletes are not implemented; scans read a key interval [from, to).
 //
 // # What this package does
@@ -98,6 +102,20 @@
 //
 // verbs_test.go checks these counts.
 //
+// # Read delegation and write combining (combine=true)
+//
+// The coroutines of one compute node that search one key at the same time
+// share one search, and those that insert, or update, one key share one
+// write (package combine, after the copy's include/LocalLockTable.h): the
+// winner runs the operation above and the others return its result with
+// no verb. A search round closes right before its first leaf READ, so it
+// hands its answer only to searches that began before that READ; a write
+// round closes under the leaf lock after the re-READ, where the copy's
+// Rolex.cpp calls get_combining_value, and its leaf WRITE carries the last
+// value dropped in by then. Searches queue only while at most 8 are
+// queued on the key (MAX_HOCL_HANDOVER); deletes are not combined.
+// Rolex.CombiningSizes reports the round sizes.
+//
 // # Compute nodes in processes
 //
 // Everything the compute nodes share is on the memory nodes: the root
@@ -137,13 +155,13 @@
 //     with the port's interval read.
 //   - Segments measure a key by its exact distance from the segment's
 //     first key, so keys of any size train without collisions.
-//   - The port's lock CAS (cas_mask_sync_without_sink, src/DSM.cpp) polls
-//     the thread's completion queue until its own completion arrives, so
-//     the thread's other coroutines stand still while one spins on a
-//     lock; a failed attempt then yields to them before retrying. Here
-//     only the locking coroutine waits (the Endpoint has no verb that
-//     holds its thread's core), which lets a thread keep up to one lock
-//     CAS per coroutine in flight where the port keeps one.
+//   - The port's HEAD locks with cas_mask_sync_without_sink (src/DSM.cpp),
+//     which polls the thread's completion queue until its own completion
+//     arrives, so the thread's other coroutines stand still meanwhile.
+//     The copy DMTree ran locks with cas_sync, which yields to them as
+//     every verb here does (ROLEX/src/Rolex.cpp, lock_node); a failed
+//     attempt yields once more before retrying, here a Backoff of one
+//     cache-line transfer.
 //
 // # Memory semantics
 //

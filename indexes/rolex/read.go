@@ -151,9 +151,9 @@ func (c *client) lookup(groups []group, key []byte) (gi, li, ei int, ok bool) {
 	return 0, 0, 0, false
 }
 
-// Search reads the leaves the model predicts for key, with the synonym
+// search reads the leaves the model predicts for key, with the synonym
 // leaves of key's own leaf, in one doorbell batch.
-func (c *client) Search(key []byte) ([]byte, bool, error) {
+func (c *client) search(key []byte) ([]byte, bool, error) {
 	m, err := c.model()
 	if err != nil {
 		return nil, false, err
@@ -197,6 +197,7 @@ func (c *client) locate(m *model, key []byte) (transport.GAddr, *leaf, int, bool
 			}
 		}
 	}
+	c.closeRead()
 	leaves, err := c.readLeaves(addrs)
 	if err != nil {
 		return 0, nil, 0, false, err

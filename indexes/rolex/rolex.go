@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/dmbench/dmbench/indexes"
+	"github.com/dmbench/dmbench/indexes/combine"
 	"github.com/dmbench/dmbench/transport"
 )
 
@@ -23,6 +24,8 @@ func init() {
 				Doc: "model error bound epsilon in positions: a search reads the leaves holding prediction +-epsilon (DMTree's runs: 8)"},
 			{Name: "maskedcas", Kind: indexes.KindBool, Default: "true",
 				Doc: "lock leaves with masked CAS on the lock bit, as the port; false issues a plain 64-bit CAS (MLNX_OFED >= 5.1, DMTree section 5.1)"},
+			{Name: "combine", Kind: indexes.KindBool, Default: "false",
+				Doc: "read delegation and write combining among the coroutines of a compute node (SMART's local lock table): off in the port's HEAD, on in the copy DMTree ran (its runs: true)"},
 		},
 		PaperMode: func(indexes.Params) string {
 			return "a leaf READ is checked by the version byte at the start of each 64-byte line; in strict mode a line can mix old and new bytes under equal versions, so a search may return a torn entry"
@@ -41,6 +44,7 @@ type Rolex struct {
 	root      transport.GAddr // word holding the model region's address
 	allocs    []*transport.Allocator
 	nodes     []*nodeState // per compute node, indexed by NodeID
+	comb      []*combining // per compute node; nil entries without combine
 	leafBytes atomic.Uint64
 	synLeaves atomic.Uint64
 	modelSize atomic.Uint64
@@ -68,10 +72,14 @@ func New(env indexes.Env, p indexes.Params) (indexes.Index, error) {
 	n := cfg.NodeCount()
 	x.allocs = make([]*transport.Allocator, n)
 	x.nodes = make([]*nodeState, n)
+	x.comb = make([]*combining, n)
 	for i := range n {
 		x.allocs[i] = transport.NewAllocator(f, 0)
 		x.nodes[i] = newNodeState()
 		x.nodes[i].keyBytes = env.KeySize
+		if p.Bool("combine") {
+			x.comb[i] = newCombining()
+		}
 	}
 	if env.Attach {
 		// The model, the leaves' upper fences and the leaf arrays' bases
@@ -109,7 +117,8 @@ func (x *Rolex) Info() indexes.Info {
 
 // NewClient makes a client for one coroutine.
 func (x *Rolex) NewClient(ep transport.Endpoint) indexes.Client {
-	return &client{x: x, ep: ep, g: &x.g, st: x.nodes[ep.Node()], alloc: x.allocs[ep.Node()], scratch: make([]byte, x.g.logical)}
+	n := ep.Node()
+	return &client{x: x, ep: ep, g: &x.g, st: x.nodes[n], comb: x.comb[n], alloc: x.allocs[n], scratch: make([]byte, x.g.logical)}
 }
 
 // client runs the operations of one coroutine.
@@ -121,4 +130,9 @@ type client struct {
 	alloc *transport.Allocator
 	// scratch holds one leaf's logical bytes while it is decoded.
 	scratch []byte
+	comb    *combining // nil without combine
+	// readCut and writeCut are the combining rounds the client leads
+	// while it runs one (combine.go).
+	readCut  *combine.Round[searchResult]
+	writeCut *combine.Round[error]
 }

@@ -49,12 +49,6 @@ func (c *client) writeOp(a transport.GAddr, l *leaf) transport.Op {
 	return transport.WriteOp(a, buf)
 }
 
-// Update replaces the value of key.
-func (c *client) Update(key, val []byte) error { return c.modify(key, val) }
-
-// Delete removes key.
-func (c *client) Delete(key []byte) error { return c.modify(key, nil) }
-
 // modify is the port's update: a search, the lock of the key's leaf, a
 // re-READ of the leaf that held the key (following synonym pointers if a
 // split moved it on), then one doorbell of the leaf WRITE and the unlock.
@@ -92,6 +86,7 @@ func (c *client) modify(key, val []byte) error {
 		return err
 	}
 	if !ok {
+		c.combined(nil) // absent for as long as the lock is held
 		if err := c.ep.Post(c.unlockOp(primary)); err != nil {
 			return fmt.Errorf("unlocking: %w", err)
 		}
@@ -100,7 +95,7 @@ func (c *client) modify(key, val []byte) error {
 	if val == nil {
 		c.g.removeAt(lf, ei)
 	} else {
-		copy(c.g.val(lf, ei), val)
+		copy(c.g.val(lf, ei), c.combined(val))
 	}
 	if err := c.ep.Post(c.writeOp(at, lf), c.unlockOp(primary)); err != nil {
 		return fmt.Errorf("writing leaf %v: %w", at, err)
@@ -125,12 +120,12 @@ func (c *client) relocate(a transport.GAddr, key []byte) (transport.GAddr, *leaf
 	return 0, nil, 0, false, nil
 }
 
-// Insert is the port's insert: a READ of the predicted leaves, the lock
+// insert is the port's insert: a READ of the predicted leaves, the lock
 // of the leaf the key belongs to, a re-READ of that leaf and its synonym
 // leaves, then one doorbell of the leaf WRITE(s) and the unlock. A leaf
 // that is full splits: its upper half moves to a new synonym leaf linked
 // after it, written first.
-func (c *client) Insert(key, val []byte) error {
+func (c *client) insert(key, val []byte) error {
 	m, err := c.model()
 	if err != nil {
 		return err
@@ -151,6 +146,7 @@ func (c *client) Insert(key, val []byte) error {
 		return err
 	}
 	lf := gr.leaves[j]
+	val = c.combined(val)
 	var ops []transport.Op
 	if ei, ok := c.g.find(lf, key); ok {
 		copy(c.g.val(lf, ei), val)
