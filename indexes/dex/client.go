@@ -27,8 +27,12 @@ type client struct {
 	cn    *computeNode
 	free  []*frame // thread-local free pages (section 5.1)
 	epoch uint64
-	// readLat and rpcLat are the moving averages of section 6.1.
-	readLat, rpcLat movingAvg
+	// fetchLat and rpcLat are the moving averages of section 6.1: the
+	// sampled latencies of fetching a missed inner node and of offloading
+	// below one. The artifact keeps them per thread; DEX has no
+	// coroutines, so its runs have one client per thread and a client's
+	// averages are its thread's.
+	fetchLat, rpcLat movingAvg
 	// forceAdmit admits the next leaf whatever the admission policy (a
 	// leaf that must split lives in the cache); noOffload makes the
 	// current operation fall back from offloading after an SMO.
@@ -247,11 +251,15 @@ func (c *client) descend(key, val []byte, op opKind) (leafRef, *offloadReply, er
 		}
 		clevel := h.level - 1
 		cshared := parts.shared(clow, chigh)
-		if !cshared && !shared && clevel <= x.opt.m && op != opScan && c.shouldOffload(clevel) {
-			if !cn.mt.claim(a) {
-				return leafRef{}, nil, errRestart
-			}
-			rep, err := c.offload(f, a, clevel, op, key, val)
+		if !cn.mt.claim(a) {
+			return leafRef{}, nil, errRestart
+		}
+		var d decision
+		if !cshared && !shared && op != opScan {
+			d = c.decide(clevel)
+		}
+		if d.offload {
+			rep, err := c.offload(f, a, clevel, op, key, val, d.sample)
 			cn.mt.release(a)
 			if err != nil {
 				return leafRef{}, nil, err
@@ -262,12 +270,13 @@ func (c *client) descend(key, val []byte, op opKind) (leafRef, *offloadReply, er
 			}
 			return leafRef{}, rep, nil
 		}
-		if !cn.mt.claim(a) {
-			return leafRef{}, nil, errRestart
-		}
+		t0 := c.ep.Now()
 		nf, ref, err := c.fetch(f, v, a, clevel, cshared, key)
 		if err != nil || nf == nil {
 			return ref, nil, err
+		}
+		if d.sample {
+			c.fetchLat.add(c.ep.Now() - t0)
 		}
 		p, pv, f, v = f, v+2, nf, nf.ver.Load()
 		if p.ver.Load() != pv {
@@ -283,13 +292,9 @@ func (c *client) descend(key, val []byte, op opKind) (leafRef, *offloadReply, er
 func (c *client) fetch(f *frame, v uint64, a transport.GAddr, level int, shared bool, key []byte) (*frame, leafRef, error) {
 	x, cn, l := c.x, c.cn, &c.x.l
 	img := make(node, NodeBytes)
-	t0 := c.ep.Now()
 	if err := x.readNode(c.ep, a, shared, img); err != nil {
 		cn.mt.release(a)
 		return nil, leafRef{}, err
-	}
-	if !shared {
-		c.readLat.add(c.ep.Now() - t0)
 	}
 	if !l.covers(img, key) {
 		cn.mt.release(a)

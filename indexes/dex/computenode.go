@@ -79,6 +79,11 @@ func (c *computeNode) bytes() uint64 {
 	return uint64(min(int(c.used.Load()), len(c.frames))) * NodeBytes
 }
 
+// dynamic reports whether every page of the cache has been handed out,
+// the artifact's dynamic phase (CacheManager::state in
+// include/cache/leanstore_cache.h): only then does DEX offload.
+func (c *computeNode) dynamic() bool { return c.used.Load() >= int64(len(c.frames)) }
+
 func (c *computeNode) hitStats() (uint64, uint64) { return c.hits.Load(), c.seen.Load() }
 
 // reset empties the cache. Callers have quiesced the node (bulk load,

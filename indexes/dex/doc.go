@@ -100,6 +100,43 @@
 // another compute node on it panics, naming both. The memory nodes'
 // offload handler, which needs only the node layout, is the builder's.
 //
+// # Offloading (section 6)
+//
+// A miss decides between fetching the node and offloading the rest of the
+// operation to the memory node that holds its subtree, where it runs on
+// one of the memory node's cores over local memory and changes at most a
+// leaf (an operation that would split one comes back and is redone
+// without offloading). With offload=cost the decision follows the
+// artifact (baotonglu/dex: CacheManager::cold_to_hot_with_rpc,
+// include/cache/leanstore_cache.h; LatencyCollector,
+// include/cache/latency_collector.h; the traversals of
+// include/tree/leanstore_tree.h), whose build always compiles it in
+// (LATENCY_COLLECT):
+//
+//   - It is taken only at a missed inner node of level 1 to M under an
+//     owned parent. A missed leaf is fetched with one READ and admitted
+//     with P_A; the nodes above M and those under a shared parent are
+//     fetched.
+//   - Each thread keeps two moving averages of 50 samples: l_o, the time
+//     to fetch and cache a missed node, and l_p, an offload's round trip.
+//     Its first 50 decisions fetch and its next 50 offload, all sampled;
+//     then a decision offloads when l_p < (L+1)(l_o + l_s)c, with l_s one
+//     search of an inner node (cost.NodeSearch; the artifact's constant
+//     is 40 ns) and c = 1.2 (the artifact's), is sampled with
+//     probability 1%, and with probability 1% is the contrary one, always
+//     sampled.
+//   - Nothing is offloaded until the compute node's cache has handed out
+//     every page (the artifact's dynamic phase); a decision to offload
+//     before then fetches, sampled into l_o when it was to be sampled.
+//
+// With path-aware caching and cooling delegation inner nodes are seldom
+// missed once the cache is warm, so offloads are rare unless the cache is
+// small next to the inner levels (Table 2: 0.0002 RPCs per operation);
+// and a thread offloads only after 50 fetches of inner nodes, which a
+// short run with a warm cache may never see.
+// offload=always offloads every miss at a level <= M, leaves included:
+// section 6's Offload-only variant, whose cache holds the levels above M.
+//
 // # Verbs per operation (warm cache, no contention)
 //
 // TestVerbsPerOperation checks the rows marked * on the simulator
@@ -169,10 +206,11 @@
 //     than [bound, high): the bound is known only once the pages around
 //     split are flushed. Keys in [split, bound) wait for the move and stay
 //     with from.
-//   - Offloading at a missed node also requires its parent to be owned:
-//     children of a shared node can be left hot in the cache after another
-//     compute node splits that node, and the memory node would read stale
-//     copies of them.
+//   - Offloading at a missed node requires its parent to be owned, as in
+//     the artifact (inner->shared in include/tree/leanstore_tree.h),
+//     where the paper names only the node: children of a shared node can
+//     be left hot in the cache after another compute node splits that
+//     node, and the memory node would read stale copies of them.
 //   - Deletes merge a leaf with a cached sibling when both fit in three
 //     quarters of a leaf, and an inner node left under a quarter full with
 //     a cached sibling the same way, upwards, always under an owned parent
@@ -188,8 +226,11 @@
 //     where the constant 3 would be the root's level or above it and the
 //     whole tree one subtree on memory node 0 (one memory node's link
 //     saturated, the other three idle). subtreelevel=3 keeps the constant.
-//   - The offload coefficient c is a parameter (1.2): the paper only says
-//     c > 1.
+//   - The offload coefficient c is a parameter, 1.2 as in the artifact
+//     (include/cache/latency_collector.h): the paper only says c > 1.
+//   - Lazy admission applies from the first miss: the artifact admits
+//     every fetched leaf until its cache has handed out every page
+//     (cold_to_hot_with_admission), which shortens its warm-up only.
 //   - Without the cache (cache=false) each compute node keeps the root's
 //     address (8 bytes, re-read when the root no longer covers a key), as
 //     a traversal needs somewhere to start; deletes never merge leaves;

@@ -25,11 +25,15 @@ const (
 	statusSMO // the operation needs a structural modification: fall back
 )
 
-// avgWindow and contrary are section 6.1's moving-average window and the
-// probability of taking the contrary decision.
+// Section 6.1's rule as the artifact applies it (baotonglu/dex
+// include/cache/latency_collector.h, LatencyCollector): avgWindow is the
+// moving averages' window (total_num_), sampleRate the probability that a
+// decision taken on full windows samples its latency, and contrary the
+// probability of taking the contrary decision, which is always sampled.
 const (
-	avgWindow = 50
-	contrary  = 0.01
+	avgWindow  = 50
+	sampleRate = 0.01
+	contrary   = 0.01
 )
 
 // movingAvg is the mean of the last avgWindow samples.
@@ -49,38 +53,69 @@ func (m *movingAvg) add(x int64) {
 	m.n++
 }
 
-func (m *movingAvg) mean() (float64, bool) {
+// full reports whether the window holds avgWindow samples.
+func (m *movingAvg) full() bool { return m.n >= avgWindow }
+
+func (m *movingAvg) mean() float64 {
 	if m.n == 0 {
-		return 0, false
+		return 0
 	}
-	return float64(m.sum) / float64(min(m.n, avgWindow)), true
+	return float64(m.sum) / float64(min(m.n, avgWindow))
 }
 
-// shouldOffload decides at a miss at level lv (section 6.1): offload when
-// the moving-average RPC latency beats (L+1)(l_o + l_s)c, the estimated
-// cost of fetching the rest of the path, and take the contrary decision
-// with probability 1% so both averages keep moving.
-func (c *client) shouldOffload(lv int) bool {
+// decision is what a thread does at a missed node: offload the rest of
+// the operation or fetch the node, and whether the latency of what it
+// does is a sample of its moving average.
+type decision struct {
+	offload, sample bool
+}
+
+// decide takes the offloading decision at a miss of an owned node at
+// level lv whose parent is owned. With offload=cost it follows the
+// artifact (CacheManager::cold_to_hot_with_rpc in
+// include/cache/leanstore_cache.h and the callers in
+// include/tree/leanstore_tree.h):
+//
+//   - Only inner nodes at levels 1 to M are decided on; a missed leaf is
+//     fetched, subject to admission (section 5.4).
+//   - A thread's first avgWindow decisions fetch and its next avgWindow
+//     offload, every one sampled, to fill both windows; from then on a
+//     decision is sampled with probability sampleRate and offloads when
+//     l_p < (lv+1)(l_o + l_s)c, l_o being the sampled fetch latency and
+//     l_s a node search (the artifact's 40 ns), and with probability
+//     contrary takes the other way.
+//   - The RPC is sent only once the cache has handed out every page (the
+//     artifact's dynamic phase); before that an offloading decision
+//     fetches instead, sampled into the fetch average.
+//
+// offload=always offloads every miss at a level <= M, leaves included:
+// section 6's Offload-only variant, whose cache holds the levels above M.
+func (c *client) decide(lv int) decision {
+	o := &c.x.opt
 	switch {
-	case c.noOffload || c.x.opt.offload == "off":
-		return false
-	case c.x.opt.offload == "always":
-		return true
+	case c.noOffload || o.offload == "off":
+		return decision{}
+	case o.offload == "always":
+		return decision{offload: lv <= o.m}
+	case lv < 1 || lv > o.m:
+		return decision{}
 	}
-	lo, okRead := c.readLat.mean()
-	lp, okRPC := c.rpcLat.mean()
-	var d bool
+	var d decision
 	switch {
-	case !okRPC:
-		d = true // no sample yet: try it once
-	case !okRead:
-		d = false
+	case !c.fetchLat.full():
+		d.sample = true
+	case !c.rpcLat.full():
+		d.offload, d.sample = true, true
 	default:
-		ls := float64(cost.NodeSearch(c.x.l.innerCap) + cost.CacheLookup())
-		d = lp < float64(lv+1)*(lo+ls)*c.x.opt.coefficient
+		d.sample = c.ep.Rand().Float64() < sampleRate
+		ls := float64(cost.NodeSearch(c.x.l.innerCap))
+		d.offload = c.rpcLat.mean() < float64(lv+1)*(c.fetchLat.mean()+ls)*o.coefficient
+		if c.ep.Rand().Float64() < contrary {
+			d.offload, d.sample = !d.offload, true
+		}
 	}
-	if c.ep.Rand().Float64() < contrary {
-		d = !d
+	if d.offload && !c.cn.dynamic() {
+		d.offload = false
 	}
 	return d
 }
@@ -96,8 +131,9 @@ type offloadReply struct {
 // offload pushes the rest of op down to the memory node holding the
 // subtree at a (section 6.2). The caller holds a's I/O flag; the parent p
 // is pinned against cooling for the duration, and a cached copy of the
-// leaf the memory node changed is invalidated afterwards.
-func (c *client) offload(p *frame, a transport.GAddr, lv int, op opKind, key, val []byte) (*offloadReply, error) {
+// leaf the memory node changed is invalidated afterwards. sample adds the
+// RPC's latency to the moving average.
+func (c *client) offload(p *frame, a transport.GAddr, lv int, op opKind, key, val []byte, sample bool) (*offloadReply, error) {
 	p.pins.Add(1)
 	defer p.pins.Add(-1)
 	req := make([]byte, 0, 10+len(key)+len(val))
@@ -110,7 +146,9 @@ func (c *client) offload(p *frame, a transport.GAddr, lv int, op opKind, key, va
 	if err != nil {
 		return nil, fmt.Errorf("dex: offload: %w", err)
 	}
-	c.rpcLat.add(c.ep.Now() - t0)
+	if sample {
+		c.rpcLat.add(c.ep.Now() - t0)
+	}
 	rep := &offloadReply{status: raw[0], found: raw[1] == 1}
 	rep.modified = transport.GAddr(binary.LittleEndian.Uint64(raw[2:]))
 	if len(raw) > 10 {
