@@ -58,8 +58,9 @@
 // On the owning compute node, with no flush due:
 //
 //	Search, hit in a memtable:           0 verbs
-//	Search, live in a table of level L:  1 READ of esz bytes (the entry)
-//	Search, absent or deleted:           0 verbs (filters, index blocks, tombstone kinds are local)
+//	Search, found in a table:            1 READ of esz bytes (the entry; a tombstone's too,
+//	                                     as InternalGet reads before it looks at the kind)
+//	Search, absent:                      0 verbs (filters and index blocks are local)
 //	Insert:                              0 verbs (memtable)
 //	Update, Delete:                      0 verbs (liveness from memtables and index blocks, then memtable)
 //	Scan:                                1 READ of up to 6 KB (6144/esz entries) per run of
@@ -68,15 +69,36 @@
 //
 // Local work charged (package cost): a memtable search or insert is
 // NodeSearch(entries); each table consulted costs a table-cache Lookup
-// and Release (dLSM's ShardedLRUCache, 64 shards with a SpinMutex each,
-// both calls under the shard's lock: CacheLookup and CachelineTransfer
-// held there, so a node's threads reading the same few tables queue on a
-// few locks; the "complex LRU cache" DMTree section 5.2.1 blames for
-// dLSM's searches), a filter probe (HashKey + k bit tests) and, when the
-// filter passes, NodeSearch over the index block. The table cache holds
-// every table's index block and filter (the artifact's max_open_files is
-// ten million), so Env.CacheBytes does not bound it; Info reports its
-// bytes with the memtables' as the compute-side cache.
+// and Release (dLSM's ShardedLRUCache, 64 shards with a SpinMutex each:
+// HashKey for the table number outside the lock, then CacheLookup under
+// it for Lookup and CachelineTransfer for Release; the lock is never
+// held across the READ, which InternalGet issues between the two; a
+// node's threads reading the same few tables queue on a few locks, the
+// "complex LRU cache" DMTree section 5.2.1 blames for dLSM's searches),
+// a filter probe (HashKey + k bit tests) and, when the filter passes,
+// NodeSearch over the index block (restart interval 1: a binary search
+// over every entry).
+//
+// The atomic reference counts a Get writes are touches of contended
+// cache lines (transport.Line: CachelineTransfer, one core at a time).
+// Per table consulted, the shared_ptr of its metadata, which Version::Get
+// and TableCache::Get copy and Table::InternalGet locks (db/version_set.cc
+// Version::ForEachOverlapping and State::Match, db/table_cache.cc
+// TableCache::Get, table/table.cc Table::InternalGet): two touches for a
+// table its filter rejects, five for one holding the key. Per READ, the
+// compute node's shared_ptr<RDMA_Manager>, which InternalGet and
+// ReadKVPair (table/format.cc) each copy, four touches, and the reader
+// count of its qp_cq_map_mutex, a std::shared_mutex poll_completion
+// takes shared (util/rdma.cc), one. These node-wide lines bound a compute
+// node's searches at about one per four CachelineTransfers whatever the
+// key distribution. The superversion costs nothing: the artifact caches
+// it per thread (DBImpl::GetThreadLocalSuperVersion: a thread-local swap
+// and compare-and-swap while no flush or compaction installs a new one).
+//
+// The table cache holds every table's index block and filter (the
+// artifact's max_open_files is ten million), so Env.CacheBytes does not
+// bound it; Info reports its bytes with the memtables' as the
+// compute-side cache.
 //
 // The write that fills the memtable switches it to the immutable list and
 // then flushes it: one doorbell of 3 WRITEs (data, index block, filter
@@ -167,7 +189,13 @@
 //   - Update and Delete must report an absent key (indexes.Client), which
 //     dLSM's blind Put and Delete do not: they check liveness first, from
 //     the memtables and the index blocks only (no verb), under a per-key
-//     stripe lock so two of them cannot interleave on one key.
+//     stripe lock so two of them cannot interleave on one key. The check
+//     is charged as a Get's table-cache, filter and index work without
+//     the READ, work the artifact's writes do not do.
+//   - Per-Get work below the cost table's resolution is not charged: the
+//     LookupKey and value copies, the index iterator's heap allocation,
+//     the std::map search for the table's remote region (Find_Remote_MR)
+//     and the load of the last sequence number, a line only writes move.
 //   - Obsolete SSTables are not reclaimed (the shared Allocator never
 //     frees); dLSM garbage-collects them on the memory node.
 //   - The bulk load writes sorted tables into the shallowest level that

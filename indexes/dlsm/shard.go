@@ -43,6 +43,19 @@ type shard struct {
 	stripes [stripes]transport.Mutex
 	cache   [cacheShards]transport.Mutex // the table cache's shard locks
 
+	// Two cache lines of the compute node's RDMA_Manager (one DB per
+	// compute node, so one shard per node) that every Get reading a
+	// table entry writes: rdmaMgr holds the reference count of the
+	// shared_ptr<RDMA_Manager> that Table::InternalGet and ReadKVPair
+	// each copy from Env::Default() (an increment before the READ and a
+	// decrement after it, each), and cqMap the reader count of the
+	// std::shared_mutex qp_cq_map_mutex that poll_completion takes
+	// shared for every completion it polls. Neither is a lock a Get
+	// waits on: an atomic read-modify-write moves the line, and a
+	// node's threads take turns on it.
+	rdmaMgr transport.Line
+	cqMap   transport.Line
+
 	remote atomic.Uint64 // remote bytes allocated for this shard
 }
 
@@ -104,7 +117,19 @@ func wake(w []transport.Endpoint) {
 // lookup finds key's newest entry: memtables, then level 0 newest first,
 // then one table per deeper level. A table is consulted through the
 // table cache, its filter and its index block, all on the compute node;
-// only a live value found in a table costs a verb, the READ of its entry.
+// only a key found in a table costs a verb, the READ of its entry, which
+// the artifact issues whatever the entry's kind (Table::InternalGet
+// compares only the user key of the index entry before reading).
+//
+// The shared lines a Get writes are touched in the artifact's order:
+// per table, the metadata's reference counts (t.ref) when
+// Version::ForEachOverlapping, State::Match, last_file_read and
+// TableCache::Get copy its shared_ptr, when InternalGet locks its
+// weak_ptr twice (the table type, then the metadata for the READ), and
+// when those copies are dropped; per READ, the RDMA_Manager's reference
+// count twice on each side of it and its completion-map lock once.
+// Consecutive touches of one line cost one transfer unless another core
+// took the line in between (transport.Line).
 func (s *shard) lookup(ep transport.Endpoint, key []byte, wantVal bool) (val []byte, found bool, err error) {
 	f := &s.x.f
 	v := s.view()
@@ -122,48 +147,70 @@ func (s *shard) lookup(ep transport.Endpoint, key []byte, wantVal bool) (val []b
 			tables = overlapping(f, tables, key)
 		}
 		for _, t := range tables {
+			t.ref.Touch(ep) // the shared_ptr copies down to TableCache::Get
 			s.openTable(ep, t)
 			ep.Compute(t.bloom.probeCost())
 			if !t.bloom.mayContain(key) {
 				s.closeTable(ep, t)
+				t.ref.Touch(ep) // the copies dropped
 				continue
 			}
+			t.ref.Touch(ep) // remote_table.lock() for the table type
 			ep.Compute(cost.NodeSearch(t.n))
 			i, ok := t.find(f, key)
+			if !ok || !wantVal {
+				s.closeTable(ep, t)
+				t.ref.Touch(ep)
+				if !ok {
+					continue
+				}
+				return nil, t.kinds[i] == kindValue, nil
+			}
+			val, found, err := s.readEntry(ep, t, i)
 			s.closeTable(ep, t)
-			if !ok {
-				continue
-			}
-			if t.kinds[i] != kindValue {
-				return nil, false, nil
-			}
-			if !wantVal {
-				return nil, true, nil
-			}
-			buf := make([]byte, f.esz)
-			if err := ep.Read(buf, t.entryAddr(f, i)); err != nil {
-				return nil, false, wrap("read entry", err)
-			}
-			_, kind, _, val, err := f.parseEntry(buf)
-			if err != nil {
-				return nil, false, err
-			}
-			if kind != kindValue {
-				return nil, false, nil
-			}
-			return val, true, nil
+			t.ref.Touch(ep)
+			return val, found, err
 		}
 	}
 	return nil, false, nil
 }
 
+// readEntry READs entry i of t as Table::InternalGet and ReadKVPair do:
+// copy the RDMA_Manager's shared_ptr, lock the table's metadata, copy
+// the RDMA_Manager again, post the READ and take the completion map's
+// lock shared to find the CQ to poll; then drop the copies.
+func (s *shard) readEntry(ep transport.Endpoint, t *table, i int) ([]byte, bool, error) {
+	f := &s.x.f
+	s.rdmaMgr.Touch(ep)
+	t.ref.Touch(ep)
+	s.rdmaMgr.Touch(ep)
+	s.cqMap.Touch(ep)
+	buf := make([]byte, f.esz)
+	if err := ep.Read(buf, t.entryAddr(f, i)); err != nil {
+		return nil, false, wrap("read entry", err)
+	}
+	s.rdmaMgr.Touch(ep)
+	t.ref.Touch(ep)
+	s.rdmaMgr.Touch(ep)
+	_, kind, _, val, err := f.parseEntry(buf)
+	if err != nil {
+		return nil, false, err
+	}
+	if kind != kindValue {
+		return nil, false, nil
+	}
+	return val, true, nil
+}
+
 // openTable finds t in the table cache: LevelDB's sharded LRU cache, whose
-// Lookup takes its shard's lock for the hash lookup and the reference
-// count, so a node's threads reading the same few tables contend on a few
-// shard locks (the "complex LRU cache" DMTree section 5.2.1 blames for
-// dLSM's searches). closeTable is the matching Release, which locks the
-// shard again to drop the reference.
+// Lookup hashes the table number, then takes its shard's lock for the
+// hash lookup and the reference count, so a node's threads reading the
+// same few tables contend on a few shard locks (the "complex LRU cache"
+// DMTree section 5.2.1 blames for dLSM's searches). closeTable is the
+// matching Release, which locks the shard again to drop the reference.
+// The lock is never held across a verb: InternalGet runs between the two.
 func (s *shard) openTable(ep transport.Endpoint, t *table) {
+	ep.Compute(cost.HashKey())
 	m := s.cacheLock(t)
 	m.Lock(ep)
 	ep.Compute(cost.CacheLookup())

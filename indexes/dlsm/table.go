@@ -47,6 +47,14 @@ type table struct {
 	kinds []byte // n kinds
 	bloom bloom
 	bytes uint64 // remote bytes: data, index, filter, footer
+
+	// ref is the cache line of the reference counts of the table's
+	// metadata (the control block of the artifact's
+	// shared_ptr<RemoteMemTableMetaData>, which the version, the table
+	// cache's Table and every Get share): a Get copies and locks that
+	// pointer several times per table it consults, each an atomic
+	// read-modify-write of this line by whichever core runs the Get.
+	ref transport.Line
 }
 
 func (t *table) key(f *format, i int) []byte { return t.keys[i*f.ks : (i+1)*f.ks] }
