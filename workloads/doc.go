@@ -174,6 +174,19 @@
 // build draws a separate Zipfian per partition, which has the same shape.
 // Each draw costs about C generator calls.
 //
+// DMTree's benchmark instead maps every key it draws into the node's
+// range (ycsbc.cc: the key modulo the node's share of the loaded keys,
+// plus the range's start), so each node sees the whole distribution
+// folded onto its range: under Zipfian its hottest key takes a few
+// percent of its requests, where the global distribution cut to one
+// range can give the range holding the global top keys a third or more
+// on one key. partitionfold=true does that: with ordered keys by the
+// artifact's formula over the partition's contiguous loaded records; with
+// hashed or permuted keys, whose partitions scatter over the record
+// numbers, a record drawn outside the partition becomes the first loaded
+// record inside it from a position hashed from the record, which folds
+// about C records onto each of the partition's as the modulo does.
+//
 // # Traces
 //
 // tracefile=PATH replays a Twitter cache trace (twitter/cache-trace, Yang

@@ -66,6 +66,13 @@ type Spec struct {
 	// benchmark (muouim/aefast26 benchmarks/ycsbc.cc) remaps only
 	// non-insert keys into a compute node's range.
 	InsertAnywhere bool
+	// PartitionFold, with PartitionedKeys, folds a record drawn outside
+	// the node's partition onto one inside it instead of drawing again,
+	// as DMTree's benchmark maps a key into its compute node's range
+	// (ycsbc.cc: key mod the node's share of the loaded keys, plus the
+	// range's start): each node then sees the whole distribution folded
+	// onto its range rather than the global one cut to it.
+	PartitionFold bool
 	// WarmupReadAll asks the runner to read every loaded record once
 	// before the warm-up mix, as DMTree's evaluation warms its caches
 	// (DMTree section 5.1).
@@ -177,6 +184,9 @@ func (s *Spec) crossCheck() []*PropertyError {
 	}
 	if s.InsertAnywhere && !s.PartitionedKeys {
 		fail(PropInsertAnywhere, "true", "false unless "+PropPartitionedKeys+"=true: without partitions every insert goes anywhere")
+	}
+	if s.PartitionFold && !s.PartitionedKeys {
+		fail(PropPartitionFold, "true", "false unless "+PropPartitionedKeys+"=true: without partitions nothing is folded")
 	}
 	return append(errs, s.checkTrace()...)
 }

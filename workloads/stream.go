@@ -223,14 +223,50 @@ func (st *Stream) nextTraced() Op {
 	return op
 }
 
+// foldSalt keeps fold's positions independent of the keys' own hash.
+const foldSalt = 0xf01d_5a17_c0ff_ee00
+
 // nextRecord draws an existing record, again and again until its key lies
-// in this client's partition when keys are partitioned.
+// in this client's partition when keys are partitioned, or, with
+// PartitionFold, folds the one drawn onto the partition.
 func (st *Stream) nextRecord() int64 {
 	for {
-		if rec := st.records.next(st.r); st.inPartition(rec) {
+		rec := st.records.next(st.r)
+		if st.inPartition(rec) {
 			return rec
 		}
+		if st.spec.PartitionFold {
+			return st.fold(rec)
+		}
 	}
+}
+
+// fold maps a record outside this client's partition to one inside: the
+// first loaded record, wrapping, at or after a position hashed from it.
+// It is the counterpart of DMTree's key mod the node's share: that
+// benchmark's key numbers are already scrambled, while a record number
+// here is its popularity rank (the key hash scatters it), so neighbours
+// of the drawn record are equally hot and must not fold together. Each of
+// the partition's records receives about as many others as the modulo
+// sends it, one per compute node on average.
+//
+// With ordered keys a partition's loaded records are contiguous, and fold
+// is the artifact's formula itself: the partition's first record plus the
+// drawn one modulo their count.
+func (st *Stream) fold(rec int64) int64 {
+	n := st.spec.RecordCount
+	if st.spec.InsertOrder == Ordered {
+		c, nodes := int64(st.client.Node), int64(st.client.Nodes)
+		lo, hi := (c*n+nodes-1)/nodes, ((c+1)*n+nodes-1)/nodes
+		return lo + rec%(hi-lo)
+	}
+	start := int64(splitmix.Mix(uint64(rec)^foldSalt) % uint64(n))
+	for k := range n {
+		if cand := (start + k) % n; st.inPartition(cand) {
+			return cand
+		}
+	}
+	panic(fmt.Sprintf("workloads: partition of compute node %d holds none of the %d loaded records", st.client.Node, n))
 }
 
 // nextInsert takes the next record number of this client's insert
@@ -305,6 +341,9 @@ func (st *Stream) inPartition(rec int64) bool {
 func (st *Stream) SetPartition(r KeyRange) error {
 	if !st.spec.PartitionedKeys {
 		return fmt.Errorf("workloads: %s: a partition for client %d, whose keys are not partitioned (set %s=true)", st.spec.Source, st.client.Index, PropPartitionedKeys)
+	}
+	if st.spec.PartitionFold && st.spec.InsertOrder == Ordered {
+		return fmt.Errorf("workloads: %s: a partition for client %d, whose ordered keys are folded onto their node's share of the records (%s=true): folding follows only the initial partitions", st.spec.Source, st.client.Index, PropPartitionFold)
 	}
 	if len(r.Start) != st.spec.KeySize || r.End != nil && len(r.End) != st.spec.KeySize {
 		return fmt.Errorf("workloads: partition bounds of %d and %d bytes for %d-byte keys", len(r.Start), len(r.End), st.spec.KeySize)

@@ -597,3 +597,65 @@ func TestSetPartitionMovesAClient(t *testing.T) {
 		t.Errorf("SetPartition of an unpartitioned stream: %v, want an error naming partitionedkeys", err)
 	}
 }
+
+// TestPartitionFoldSpreadsEachNodesLoad checks partitionfold: every key
+// stays in the node's range, and under Zipfian no node sends as large a
+// share of its requests to one key as the node holding the global top
+// keys does when out-of-range draws are drawn again.
+func TestPartitionFoldSpreadsEachNodesLoad(t *testing.T) {
+	const nodes = 6
+	clients, err := Cluster(nodes, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hottest := func(props Properties) float64 {
+		s := builtinSmall(t, "dmtree-search-only", 20_000, props)
+		ranges, err := s.Partitions(nodes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		worst := 0.0
+		for _, c := range clients {
+			st := mustStream(t, s, c)
+			seen := map[string]int{}
+			const n = 5000
+			top := 0
+			for range n {
+				op := st.Next()
+				if !ranges[c.Node].Contains(op.Key) {
+					t.Fatalf("%v: node %d drew %x, outside [%x, %x)", props, c.Node, op.Key, ranges[c.Node].Start, ranges[c.Node].End)
+				}
+				seen[string(op.Key)]++
+				top = max(top, seen[string(op.Key)])
+			}
+			worst = max(worst, float64(top)/n)
+		}
+		return worst
+	}
+	for _, order := range []string{"hashed", "ordered", "permuted"} {
+		redraw := hottest(Properties{"partitionedkeys": "true", "insertorder": order})
+		fold := hottest(Properties{"partitionedkeys": "true", "partitionfold": "true", "insertorder": order})
+		if fold >= redraw {
+			t.Errorf("%s keys: hottest key's share of a node's requests: %.3f folded, %.3f drawn again; want folding to spread it", order, fold, redraw)
+		}
+		t.Logf("%s keys: hottest key's share of a node's requests: %.3f folded, %.3f drawn again", order, fold, redraw)
+	}
+}
+
+func TestPartitionFoldNeedsPartitionedKeys(t *testing.T) {
+	for _, c := range []struct {
+		props Properties
+		want  string
+	}{
+		{Properties{"partitionfold": "true"}, `partitionfold="true": want false unless partitionedkeys=true`},
+	} {
+		all := Properties{"recordcount": "100", "readproportion": "1", "updateproportion": "0", "fieldcount": "1", "fieldlength": "8"}
+		for k, v := range c.props {
+			all[k] = v
+		}
+		_, err := FromProperties("test.properties", all, nil)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: error %v, want one containing %q", c.props, err, c.want)
+		}
+	}
+}

@@ -17,13 +17,14 @@ const (
 	PropKeySize              = "keysize"
 	PropPartitionedKeys      = "partitionedkeys"
 	PropInsertAnywhere       = "insertanywhere"
+	PropPartitionFold        = "partitionfold"
 	PropWarmupOperationCount = "warmupoperationcount"
 	PropWarmupReadAll        = "warmupreadall"
 )
 
 // acceptedNames is what an unknown property name is told.
 var acceptedNames = fmt.Sprintf("a go-ycsb core workload property (github.com/pingcap/go-ycsb/pkg/prop) or one of dmbench's: %s",
-	strings.Join([]string{PropZipfianConstant, PropSeed, PropKeySize, PropPartitionedKeys, PropInsertAnywhere, PropWarmupOperationCount, PropWarmupReadAll, PropTraceFile}, ", "))
+	strings.Join([]string{PropZipfianConstant, PropSeed, PropKeySize, PropPartitionedKeys, PropInsertAnywhere, PropPartitionFold, PropWarmupOperationCount, PropWarmupReadAll, PropTraceFile}, ", "))
 
 // property is one accepted property name.
 type property struct {
@@ -60,6 +61,7 @@ var propertyTable = []property{
 	intProp(PropSeed, math.MinInt64, math.MaxInt64, func(s *Spec) *int64 { return &s.Seed }),
 	boolProp(PropPartitionedKeys, func(s *Spec) *bool { return &s.PartitionedKeys }),
 	omittedWhenFalse(boolProp(PropInsertAnywhere, func(s *Spec) *bool { return &s.InsertAnywhere })),
+	omittedWhenFalse(boolProp(PropPartitionFold, func(s *Spec) *bool { return &s.PartitionFold })),
 	boolProp(PropWarmupReadAll, func(s *Spec) *bool { return &s.WarmupReadAll }),
 	insertOrderProp(),
 	{name: PropTraceFile, want: "the path of a Twitter cache trace (CSV, plain or .zst)",
