@@ -10,9 +10,17 @@ import (
 
 // radixCache is one compute node's cache of internal nodes, shared by its
 // clients (SMART's RadixCache): copies of the slot arrays of remote nodes,
-// reached from the root slot by following cached slots, so that a lookup
-// returns the deepest cached slot on a key's path. Every node a client
-// reads at its own depth is admitted.
+// each filed under its node's prefix, the key bytes above its slots (the
+// artifact's add_to_cache files a copy under the reading key's bytes
+// above the node's depth followed by the header's partial key bytes). A
+// lookup returns the deepest copy on a key's path that has a slot for the
+// key's next byte, whichever of the copies above it are cached (the
+// artifact's search_from_cache collects every copy along the key and
+// tries the deepest first): evicting a node leaves its cached descendants
+// reachable. Every node a client reads at its own depth is admitted, but
+// the root node (the artifact's add_to_cache returns for it), and the
+// root slot is not cached either: a lookup that finds no copy READs the
+// root slot, as the artifact's get_root_ptr does on every cache miss.
 //
 // Space is accounted in bytes against the budget. Admission and eviction
 // go through one FIFO queue and one free-byte counter shared by every
@@ -33,10 +41,10 @@ import (
 type radixCache struct {
 	budget uint64
 
-	mu    sync.RWMutex // guards nodes and used; never held across a verb
-	nodes map[transport.GAddr]*cnode
-	used  uint64
-	root  atomic.Uint64 // the root slot as last read; 0 when unknown
+	mu       sync.RWMutex // guards byAddr, byPrefix and used; never held across a verb
+	byAddr   map[transport.GAddr]*cnode
+	byPrefix map[string]*cnode
+	used     uint64
 
 	// The shared FIFO queue: its tail ticket counter (the value and its
 	// cache line), its micro-queues' turns, and (under mu) its order; and
@@ -53,11 +61,12 @@ type radixCache struct {
 
 // cnode is a cached copy of one internal node.
 type cnode struct {
-	addr  transport.GAddr
-	hdr   header
-	slots []uint64 // capacity(hdr.typ) slots
-	size  uint64
-	gone  bool // evicted, invalidated or replaced (under radixCache.mu)
+	addr   transport.GAddr
+	prefix string // the key bytes above the node's slots
+	hdr    header
+	slots  []uint64 // capacity(hdr.typ) slots
+	size   uint64
+	gone   bool // evicted, invalidated or replaced (under radixCache.mu)
 }
 
 // cnodeBytes is a cached node's footprint: address, header, depth and
@@ -69,7 +78,7 @@ func cnodeBytes(typ int) uint64 { return 32 + 8*uint64(capacity(typ)) }
 const microQueues = 8
 
 func newRadixCache(budget uint64) *radixCache {
-	c := &radixCache{budget: budget, nodes: map[transport.GAddr]*cnode{}}
+	c := &radixCache{budget: budget, byAddr: map[transport.GAddr]*cnode{}, byPrefix: map[string]*cnode{}}
 	for i := range c.micro {
 		c.micro[i].Kind = transport.LockTicket
 	}
@@ -78,11 +87,10 @@ func newRadixCache(budget uint64) *radixCache {
 
 // hop is where a traversal continues: the slot p read from address pPtr,
 // leading to the key's byte depth. node is the cached node the slot came
-// from (nil when it came from memory or is the cached root slot), and
-// cached says the slot came from the cache and may be stale. For a slot
-// read from memory, at numbers the READ from which on its path is known
-// to be the key's: the slot's own READ, or the at of the node it was
-// read in (see descend).
+// from (nil when it came from memory), and cached says the slot came from
+// the cache and may be stale. For a slot read from memory, at numbers the
+// READ from which on its path is known to be the key's: the slot's own
+// READ, or the at of the node it was read in (see descend).
 type hop struct {
 	pPtr   transport.GAddr
 	p      uint64
@@ -92,39 +100,34 @@ type hop struct {
 	at     int64
 }
 
-// lookup walks the cache along key from the root slot and returns the
-// deepest cached slot with key's next byte, the probes it made, and false
-// when not even the root slot is known.
-func (c *radixCache) lookup(key []byte, rootPtr transport.GAddr) (hop, int, bool) {
+// lookup returns the deepest cached slot on key's path, the probes it
+// made, and false when no copy on the path has a slot for the key's byte
+// below it.
+func (c *radixCache) lookup(key []byte) (hop, int, bool) {
+	return c.deepest(key, len(key))
+}
+
+// deepest returns the slot for key[d] of the copy filed under key[:d],
+// for the largest d below end that has one.
+func (c *radixCache) deepest(key []byte, end int) (hop, int, bool) {
 	c.lookups.Add(1)
-	root := c.root.Load()
-	if root == 0 {
-		return hop{}, 0, false
-	}
-	best := hop{pPtr: rootPtr, p: root, cached: true}
 	probes := 0
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	for isNode(best.p) {
-		n := c.nodes[slotTarget(best.p)]
-		if n == nil || n.hdr.depth != best.depth {
-			break
-		}
-		d := n.hdr.depth + n.hdr.plen
-		if d >= len(key) || !prefixMatches(n.hdr, key) {
-			break
+	for d := end - 1; d > 0; d-- {
+		n := c.byPrefix[string(key[:d])]
+		if n == nil {
+			continue
 		}
 		i, k := findSlot(n.slots, key[d])
 		probes += k
 		if i < 0 || absent(n.slots[i]) {
-			break
+			continue
 		}
-		best = hop{pPtr: slotAddr(n.addr, i), p: n.slots[i], depth: d + 1, node: n, cached: true}
-	}
-	if best.node != nil {
 		c.hits.Add(1)
+		return hop{pPtr: slotAddr(n.addr, i), p: n.slots[i], depth: d + 1, node: n, cached: true}, probes, true
 	}
-	return best, probes, true
+	return hop{}, probes, false
 }
 
 // findSlot returns the index of the slot whose partial key is b (empty
@@ -138,26 +141,17 @@ func findSlot(slots []uint64, b byte) (int, int) {
 	return -1, len(slots)
 }
 
-func prefixMatches(h header, key []byte) bool {
-	for i := range h.plen {
-		if h.depth+i >= len(key) || key[h.depth+i] != h.prefix[i] {
-			return false
-		}
-	}
-	return true
-}
-
-// setRoot records the root slot as read from memory.
-func (c *radixCache) setRoot(s uint64) { c.root.Store(s) }
-
-// add admits a copy of the node at addr, replacing an older copy, and
-// evicts from the FIFO's head while the cache is over budget.
-func (c *radixCache) add(ep transport.Endpoint, addr transport.GAddr, n node) {
-	if c.budget == 0 {
+// add admits a copy of the node at addr, which key reached, replacing an
+// older copy of the node or of another node with its prefix, and evicts
+// from the FIFO's head while the cache is over budget. The root node is
+// not admitted.
+func (c *radixCache) add(ep transport.Endpoint, key []byte, addr transport.GAddr, n node) {
+	if c.budget == 0 || n.hdr.depth == 0 {
 		return
 	}
 	cap := min(capacity(n.hdr.typ), len(n.slots))
-	cn := &cnode{addr: addr, hdr: n.hdr, slots: append([]uint64(nil), n.slots[:cap]...), size: cnodeBytes(n.hdr.typ)}
+	prefix := string(key[:n.hdr.depth]) + string(n.hdr.prefix[:n.hdr.plen])
+	cn := &cnode{addr: addr, prefix: prefix, hdr: n.hdr, slots: append([]uint64(nil), n.slots[:cap]...), size: cnodeBytes(n.hdr.typ)}
 	if cn.size > c.budget {
 		return
 	}
@@ -168,11 +162,10 @@ func (c *radixCache) add(ep transport.Endpoint, addr transport.GAddr, n node) {
 	ep.Compute(cost.CachelineTransfer()) // the micro-queue's tail line
 	c.mu.Lock()
 	c.fifo = append(c.fifo, cn)
-	if old := c.nodes[addr]; old != nil {
-		old.gone = true
-		c.used -= old.size
-	}
-	c.nodes[addr] = cn
+	c.drop(c.byAddr[addr])
+	c.drop(c.byPrefix[prefix])
+	c.byAddr[addr] = cn
+	c.byPrefix[prefix] = cn
 	c.used += cn.size
 	pops := 0
 	for c.used > c.budget && c.head < len(c.fifo) {
@@ -180,12 +173,7 @@ func (c *radixCache) add(ep transport.Endpoint, addr transport.GAddr, n node) {
 		c.fifo[c.head] = nil
 		c.head++
 		pops++
-		if v.gone {
-			continue
-		}
-		v.gone = true
-		delete(c.nodes, v.addr)
-		c.used -= v.size
+		c.drop(v)
 	}
 	if c.head > 1024 && c.head*2 > len(c.fifo) {
 		c.fifo = append([]*cnode(nil), c.fifo[c.head:]...)
@@ -201,20 +189,30 @@ func (c *radixCache) add(ep transport.Endpoint, addr transport.GAddr, n node) {
 	}
 }
 
-// invalidate drops a stale copy (its slot led to a node or leaf that no
-// longer matches), or forgets the root slot when n is nil.
+// drop removes the copy n unless it is gone already; the caller holds mu.
+func (c *radixCache) drop(n *cnode) {
+	if n == nil || n.gone {
+		return
+	}
+	n.gone = true
+	if c.byAddr[n.addr] == n {
+		delete(c.byAddr, n.addr)
+	}
+	if c.byPrefix[n.prefix] == n {
+		delete(c.byPrefix, n.prefix)
+	}
+	c.used -= n.size
+}
+
+// invalidate drops a stale copy (a slot of it led to a node or leaf that
+// no longer matches).
 func (c *radixCache) invalidate(n *cnode) {
 	if n == nil {
-		c.root.Store(0)
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !n.gone && c.nodes[n.addr] == n {
-		n.gone = true
-		delete(c.nodes, n.addr)
-		c.used -= n.size
-	}
+	c.drop(n)
 }
 
 func (c *radixCache) bytes() uint64 {
@@ -227,44 +225,12 @@ func (c *radixCache) bytes() uint64 {
 func (c *radixCache) invalidateAddr(a transport.GAddr) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if n := c.nodes[a]; n != nil {
-		n.gone = true
-		delete(c.nodes, a)
-		c.used -= n.size
-	}
+	c.drop(c.byAddr[a])
 }
 
 // lookupRange returns the deepest cached slot whose subtree holds every
 // key of [lo, hi], where lcp is the length of their common prefix: the
 // cached entry a range query starts from.
-func (c *radixCache) lookupRange(lo []byte, lcp int, rootPtr transport.GAddr) (hop, int, bool) {
-	c.lookups.Add(1)
-	root := c.root.Load()
-	if root == 0 {
-		return hop{}, 0, false
-	}
-	best := hop{pPtr: rootPtr, p: root, cached: true}
-	probes := 0
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	for isNode(best.p) {
-		n := c.nodes[slotTarget(best.p)]
-		if n == nil || n.hdr.depth != best.depth {
-			break
-		}
-		d := n.hdr.depth + n.hdr.plen
-		if d >= lcp || !prefixMatches(n.hdr, lo) {
-			break
-		}
-		i, k := findSlot(n.slots, lo[d])
-		probes += k
-		if i < 0 || absent(n.slots[i]) {
-			break
-		}
-		best = hop{pPtr: slotAddr(n.addr, i), p: n.slots[i], depth: d + 1, node: n, cached: true}
-	}
-	if best.node != nil {
-		c.hits.Add(1)
-	}
-	return best, probes, true
+func (c *radixCache) lookupRange(lo []byte, lcp int) (hop, int, bool) {
+	return c.deepest(lo, lcp)
 }

@@ -12,11 +12,12 @@ import (
 
 // The radix cache stays within its budget by evicting through its FIFO,
 // and Info reports the bytes in use; a search whose path the cache no
-// longer holds READs the nodes again.
+// longer holds READs the nodes again, and one whose node is cached uses
+// it though nothing above it is (the root never is).
 func TestCacheBudget(t *testing.T) {
 	cfg := transport.Config{ComputeNodes: 1, MemoryNodes: 1, Threads: 1, MemoryCores: 1, ComputeCores: 1, MemoryBytes: 64 << 20}
 	f := indextest.SimFabric(t, cfg, sim.CX6)
-	const budget = 3 * 2080 // the root and two 256-slot nodes
+	const budget = 3 * 2080 // three 256-slot nodes
 	x := indextest.Build(t, "smart", indexes.Env{Fabric: f, KeySize: 8, ValueSize: 8, CacheBytes: budget}, nil).(*Index)
 	if err := x.BulkLoad(f.Setup(0), indextest.Pairs(2000, key, key)); err != nil {
 		t.Fatal(err)
@@ -25,15 +26,21 @@ func TestCacheBudget(t *testing.T) {
 	for i := uint64(0); i < 2000; i += 256 {
 		ops = append(ops, indextest.Op[indexes.Client]{Name: fmt.Sprint("search ", i), Do: search(i, true)})
 	}
-	ops = append(ops, indextest.Op[indexes.Client]{Name: "search 0 again", Do: search(0, true)})
+	ops = append(ops,
+		indextest.Op[indexes.Client]{Name: "search 0 again", Do: search(0, true)},
+		indextest.Op[indexes.Client]{Name: "search 1792 again", Do: search(1792, true)})
 	got := indextest.VerbsPerOp(t, f, 1, x.NewClient, nil, ops)
 	if info := x.Info(); info.CacheBytes == 0 || info.CacheBytes > budget {
 		t.Errorf("Info().CacheBytes = %d, want 1 to %d", info.CacheBytes, budget)
 	}
 	// The node of the first key was evicted first (FIFO): searching it
-	// again READs it (and the leaf).
-	if last := got[len(got)-1][transport.VerbRead].Count; last != 2 {
-		t.Errorf("search after eviction: %d READs, want 2 (node, leaf): %v", last, got[len(got)-1])
+	// again READs the root slot, the root, the node and the leaf.
+	if n := got[len(got)-2][transport.VerbRead].Count; n != 4 {
+		t.Errorf("search after eviction: %d READs, want 4 (root slot, root, node, leaf): %v", n, got[len(got)-2])
+	}
+	// The last key's node is still cached: its leaf is the only READ.
+	if n := got[len(got)-1][transport.VerbRead].Count; n != 1 {
+		t.Errorf("search through a cached node: %d READs, want 1 (leaf): %v", n, got[len(got)-1])
 	}
 }
 

@@ -22,10 +22,14 @@ func TestDelegatedAnswerRead(t *testing.T) {
 	f := indextest.SimFabric(t, cfg, sim.CX6)
 	env := indexes.Env{Fabric: f, KeySize: 8, ValueSize: 8, CacheBytes: 4 << 20}
 	x := indextest.Build(t, "smart", env, nil).(*Index)
-	// The root: 6 prefix bytes of zeros and a slot for byte 0 leading to
-	// a node with slots for bytes 1-3.
-	k := func(b byte) []byte { return binary.BigEndian.AppendUint64(nil, uint64(b)) }
-	if err := x.BulkLoad(f.Setup(0), indextest.Pairs(3, func(i uint64) []byte { return k(byte(i + 1)) }, func(i uint64) []byte { return k(byte(i + 1)) })); err != nil {
+	// The root: 5 prefix bytes of zeros and slots for bytes 1 (a node)
+	// and 2 (a leaf); the node's slots for bytes 1 (a node with slots for
+	// bytes 1-3) and 2 (a leaf). The root is never cached: its child is
+	// the cached node whose slot leads to the node of the leaves.
+	k := func(n uint64) []byte { return binary.BigEndian.AppendUint64(nil, n) }
+	keys := []uint64{0x010101, 0x010102, 0x010103, 0x010201, 0x020001}
+	kv := func(i uint64) []byte { return k(keys[i]) }
+	if err := x.BulkLoad(f.Setup(0), indextest.Pairs(uint64(len(keys)), kv, kv)); err != nil {
 		t.Fatal(err)
 	}
 	f.Go(cfg.ComputeNodeIDs()[0], 0, func(ep transport.Endpoint) {
@@ -36,14 +40,16 @@ func TestDelegatedAnswerRead(t *testing.T) {
 			found    bool
 			at, last int64 // READs of the search: the answer's, all
 		}{
-			// READ root slot, root, node: no slot for byte 4. Read from
-			// memory, the path holds from the root slot's READ on.
-			{"absent, cold cache", k(4), false, 1, 3},
+			// READ root slot, root, node, node: no slot for byte 4.
+			// Read from memory, the path holds from the root slot's
+			// READ on.
+			{"absent, cold cache", k(0x010104), false, 1, 4},
 			// READ leaf.
-			{"found, warm cache", k(1), true, 1, 1},
-			// READ the node a cached slot leads to, then that slot
-			// to confirm the absent.
-			{"absent at a cached node", k(4), false, 1, 2},
+			{"found, warm cache", k(0x010101), true, 1, 1},
+			// The cached node of the leaves has no slot for byte 4:
+			// READ the node its cached parent's slot leads to, then
+			// that slot to confirm the absent.
+			{"absent at a cached node", k(0x010104), false, 1, 2},
 		}
 		for _, tc := range cases {
 			base := c.reads

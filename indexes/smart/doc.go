@@ -44,13 +44,19 @@
 // # Operations and their verbs (golden counts in verbs_test.go)
 //
 // A lookup in the radix cache gives the deepest cached slot on the key's
-// path; a full miss READs the root slot (8 bytes). Each level below costs
-// one READ of a node sized by the slot's type (a second READ of the rest
-// when the header shows the node has grown), and the leaf one READ of
+// path; a miss READs the root slot (8 bytes) and the root, which are
+// never cached (see Compute-side cache). Each level below costs one READ
+// of a node sized by the slot's type (a second READ of the rest when the
+// header shows the node has grown), and the leaf one READ of
 // 34 bytes, checked by its CRC (read again on a mismatch). A node or leaf
 // reached from a cached slot must carry that slot's address as its
 // reverse pointer (and the expected depth, and be valid); otherwise the
 // cached copy is dropped and the slot READ again (8 bytes).
+//
+// The counts below take the slot above the node an operation works in
+// from the cache (its parent's copy). Where that parent is the root, as
+// for the nodes of verbs_test.go's small tree, the root slot and the root
+// are READ first: 2 READs more (8 bytes and the root's size).
 //
 //   - Search, warm cache: 1 READ (the leaf). Cold cache (a 4-entry root
 //     and a 256-slot node above the leaf): READ root slot 8, READ root
@@ -61,9 +67,9 @@
 //     the value the leaf holds stops after the READ (the artifact's
 //     check; DEX's benchmark writes the key itself as an update's value,
 //     test/newbench.cpp, so repeated updates of a hot key are such).
-//   - Insert into a free slot: READ the node (the cache has no slot for
-//     the new byte, so the walk stops above it); WRITE leaf 34; CAS the
-//     slot = 3 verbs. Into a full node: the same CAS into a slot past
+//   - Insert into a free slot: READ the node (its copy, if cached, has no
+//     slot for the new byte, so the lookup takes the slot above it);
+//     WRITE leaf 34; CAS the slot = 3 verbs. Into a full node: the same CAS into a slot past
 //     its capacity ("insert behind"), then the type switch: 2 masked
 //     CASes in one doorbell batch on the parent slot's and the header's
 //     type bits = 5 verbs. A writer whose CAS behind the capacity loses
@@ -79,7 +85,8 @@
 //   - Delete: READ leaf; lock; WRITE 26 bytes with valid 0 and the dead
 //     bit (the lock is never released); CAS the slot to a tombstone = 4.
 //   - Scan of 10 dense keys: READ the node covering the interval (2,064)
-//     and the 10 leaves in one batch = 11 READs.
+//     and the 10 leaves in one batch = 11 READs (13 in verbs_test.go,
+//     whose node hangs from the root).
 //
 // With maskedcas=false every masked CAS becomes a plain CAS of the whole
 // word, expecting the word as last read: the lock word as the leaf's READ
@@ -92,9 +99,18 @@
 // # Compute-side cache
 //
 // Each compute node's clients share a radix cache (cache.go): copies of
-// remote nodes' headers and slot arrays, reached from the root slot by
-// following cached slots. Every node read at its own depth is admitted,
-// and the nodes an insert creates. Space is counted against
+// remote nodes' headers and slot arrays, each filed under its node's
+// prefix (the key bytes above its slots), as the artifact's RadixCache
+// files them (src/RadixCache.cpp add_to_cache). A lookup takes the
+// deepest copy along the key that has a slot for the key's next byte,
+// whether or not the copies above it are cached (search_from_cache
+// collects the copies along the key and tries the deepest first), so
+// evicting an upper node does not hide its cached descendants. Every
+// node read at its own depth is admitted, and the nodes an insert
+// creates, but the root: add_to_cache returns for it, in dmemsys/SMART
+// and in DEX's copy alike. The root slot is not cached either: a lookup
+// that finds no copy READs it (the artifact's get_root_ptr) and then the
+// root. Space is counted against
 // Env.CacheBytes (32 bytes plus the slots of the node's type per copy);
 // admission and eviction go through one FIFO queue and free-byte counter
 // per compute node, as the artifact's tbb::concurrent_queue and atomic
@@ -147,8 +163,8 @@
 // word of memory node 0's meta area), nodes, leaves and their lock words.
 // A compute node that attaches (indexes.Env.Attach) writes nothing at
 // New, where a building one clears the root slot: its clients READ the
-// root slot on their first cache miss, as after any cold start, and the
-// tree is reached from there. What stays in Go is per compute node and
+// root slot on every cache miss, as all clients do, and the tree is
+// reached from there. What stays in Go is per compute node and
 // each instance builds its own: the radix cache and its FIFO, the local
 // lock table of read delegation and write combining, P-SMART's leaf
 // locks (a compute node locks only leaves of its own partition, so no
@@ -224,6 +240,23 @@
 //     artifact yields to its other coroutines.
 //   - BulkLoad writes the tree the loading inserts would build, out of
 //     simulated time, with each node of the smallest type holding it.
+//   - DEX's copy of SMART (baotonglu/dex include/smart, src/smart.cpp),
+//     which DEX's section 8 measures, differs from dmemsys/SMART in two
+//     ways not followed here. Its leaf is the unpacked struct with an
+//     8-byte lock word (include/smart/Node.h:52, NO_MASK at :9): a leaf
+//     READ moves 48 bytes, an update WRITEs all 48, and the lock is a
+//     plain CAS of that word (src/smart.cpp:531; maskedcas=false comes
+//     closest). Its nodes are all 256-slot: smart.h defines
+//     TREE_ENABLE_ART (:64) only after including Node.h (:7), whose
+//     node_type_to_num then reads every type as NODE_256 (Node.h:137-138,
+//     161-162), where dmemsys/SMART defines it for the compiler
+//     (CMakeLists.txt:70); dense keys fill their nodes anyway, so only
+//     upper nodes and sparse trees READ more there. Its benchmark,
+//     besides, updates a key with the key itself as value over a load
+//     of key+1 (test/newbench.cpp:182, include/smart/smart_wrapper.h:98),
+//     so the skip of an update to the value a leaf holds
+//     (src/smart.cpp:216, done here too) spares every update of a key
+//     but the first; that is the workload's doing, not the index's.
 //
 // Strict memory mode needs nothing more: slots, headers and lock words
 // are single aligned words, and a leaf torn by a concurrent WRITE fails

@@ -139,9 +139,6 @@ func (c *client) unlink(key []byte, a transport.GAddr, h hop) error {
 			return fmt.Errorf("CAS slot %v: %w", pPtr, err)
 		}
 		if old == entry {
-			if pPtr == c.x.rootPtr {
-				c.cn.cache.setRoot(tombstone(partialOf(entry)))
-			}
 			return nil
 		}
 		// The entry moved down into the node(s) a leaf split put here.

@@ -67,7 +67,7 @@ func (c *client) scanOrdered(lo []byte, need int) ([]kv, error) {
 		lcp++
 	}
 	c.ep.Compute(cost.CacheLookup())
-	h, probes, ok := c.cn.cache.lookupRange(lo, lcp, c.x.rootPtr)
+	h, probes, ok := c.cn.cache.lookupRange(lo, lcp)
 	c.ep.Compute(cost.FingerprintProbe(probes))
 	if !ok {
 		var err error
@@ -198,7 +198,7 @@ func (c *client) rangeQuery(lo, hi []byte) ([]kv, error) {
 		lcp++
 	}
 	c.ep.Compute(cost.CacheLookup())
-	h, probes, ok := c.cn.cache.lookupRange(lo, lcp, c.x.rootPtr)
+	h, probes, ok := c.cn.cache.lookupRange(lo, lcp)
 	c.ep.Compute(cost.FingerprintProbe(probes))
 	if !ok {
 		var err error
@@ -245,7 +245,7 @@ func (c *client) rangeQuery(lo, hi []byte) ([]kv, error) {
 		var next []survivor
 		for i, s := range reads {
 			if ops[i].Buf == nil {
-				next = append(next, s) // a cached root slot read again
+				next = append(next, s) // a cached slot read again
 				continue
 			}
 			more, kvs, err := c.scanOne(s, ops[i].Buf, lo, hi)

@@ -22,10 +22,10 @@ func (c *client) readOf(dst []byte, src transport.GAddr, leaf bool) error {
 }
 
 // start is the first hop for key: the deepest cached slot on its path,
-// or the root slot read from memory on a full miss.
+// or the root slot read from memory on a cache miss.
 func (c *client) start(key []byte) (hop, error) {
 	c.ep.Compute(cost.CacheLookup())
-	h, probes, ok := c.cn.cache.lookup(key, c.x.rootPtr)
+	h, probes, ok := c.cn.cache.lookup(key)
 	c.ep.Compute(cost.FingerprintProbe(probes))
 	if ok {
 		return h, nil
@@ -45,9 +45,6 @@ func (c *client) reread(h hop) (hop, error) {
 		return hop{}, fmt.Errorf("reading the slot at %v: %w", h.pPtr, err)
 	}
 	s := binary.LittleEndian.Uint64(b[:])
-	if h.pPtr == c.x.rootPtr {
-		c.cn.cache.setRoot(s)
-	}
 	return hop{pPtr: h.pPtr, p: s, depth: h.depth, at: c.reads}, nil
 }
 
@@ -212,7 +209,7 @@ func (c *client) descend(key []byte, h hop, confirm bool) (outcome, error) {
 			if h.cached && n.hdr.typ > slotType(h.p) && h.node != nil {
 				c.cn.cache.invalidate(h.node) // the copy has the old node type
 			}
-			c.cn.cache.add(c.ep, a, n)
+			c.cn.cache.add(c.ep, key, a, n)
 			at := h.at
 			if h.cached {
 				at = first

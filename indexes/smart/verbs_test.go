@@ -14,7 +14,10 @@ import (
 // key(i) is the 8-byte big-endian number 0x100+i: 700 loaded keys fill
 // the nodes of key bytes 0x01 and 0x02 (256 leaves each, type 256) and
 // 188 slots of the node of byte 0x03 (type 256); the root holds those
-// three slots after its 6-byte prefix of zeros (type 4).
+// three slots after its 6-byte prefix of zeros (type 4). The root is
+// never cached, so an operation that needs a slot of the root (its key's
+// node is not cached or has no slot for it) READs the root slot and the
+// root first.
 func key(i uint64) []byte { return binary.BigEndian.AppendUint64(nil, 0x100+i) }
 
 type want map[transport.VerbKind][2]uint64 // verb: count, bytes moved both ways (an atomic: 8 out, 8 back)
@@ -51,15 +54,15 @@ func TestVerbsPerOperation(t *testing.T) {
 				{"update to the value it holds", func(c indexes.Client) error { return c.Update(key(0x51), key(1)) },
 					want{transport.VerbRead: {1, leaf}}},
 				{"insert into a free slot", insert(0x2f0),
-					want{transport.VerbRead: {1, node(6)}, transport.VerbWrite: {1, leaf}, transport.VerbCAS: {1, 16}}},
+					want{transport.VerbRead: {3, 8 + node(0) + node(6)}, transport.VerbWrite: {1, leaf}, transport.VerbCAS: {1, 16}}},
 				{"insert into a new root slot", insert(0x300),
-					want{transport.VerbRead: {1, node(0)}, transport.VerbWrite: {1, leaf}, transport.VerbCAS: {1, 16}}},
+					want{transport.VerbRead: {2, 8 + node(0)}, transport.VerbWrite: {1, leaf}, transport.VerbCAS: {1, 16}}},
 				{"insert behind a full node, type switch", insert(0x400),
-					typeSwitch(masked, node(0), leaf)},
+					typeSwitch(masked, 8+node(0), leaf)},
 				{"search after the type switch", search(0x300, true),
-					want{transport.VerbRead: {2, node(1) + leaf}}},
+					want{transport.VerbRead: {3, 8 + node(1) + leaf}}},
 				{"insert splitting a leaf", insert(0x401),
-					want{transport.VerbRead: {1, leaf}, transport.VerbWrite: {2, node(0) + leaf}, transport.VerbCAS: {2, 32}}},
+					want{transport.VerbRead: {3, 8 + node(1) + leaf}, transport.VerbWrite: {2, node(0) + leaf}, transport.VerbCAS: {2, 32}}},
 				{"delete", func(c indexes.Client) error { return c.Delete(key(0x52)) },
 					deletion(masked, leaf, body)},
 				{"search of the deleted key, stale cache", search(0x52, false),
@@ -67,7 +70,7 @@ func TestVerbsPerOperation(t *testing.T) {
 				{"scan of 10 keys", func(c indexes.Client) error {
 					n := 0
 					return checkN(c.Scan(key(0x60), 10, func(k, v []byte) bool { n++; return true }), &n, 10)
-				}, want{transport.VerbRead: {11, node(6) + 10*leaf}}},
+				}, want{transport.VerbRead: {13, 8 + node(1) + node(6) + 10*leaf}}},
 			}
 			named := make([]indextest.Op[indexes.Client], len(ops))
 			for i, o := range ops {
@@ -89,14 +92,14 @@ func TestVerbsPerOperation(t *testing.T) {
 	}
 }
 
-// typeSwitch is an insert behind a full root: READ the root, WRITE the
-// leaf, CAS the slot past the capacity, then the type switch of the
-// parent slot and the header in one batch.
-func typeSwitch(masked bool, root, leaf uint64) want {
+// typeSwitch is an insert behind a full root: READ the root slot and the
+// root (reads bytes), WRITE the leaf, CAS the slot past the capacity,
+// then the type switch of the parent slot and the header in one batch.
+func typeSwitch(masked bool, reads, leaf uint64) want {
 	if masked {
-		return want{transport.VerbRead: {1, root}, transport.VerbWrite: {1, leaf}, transport.VerbCAS: {1, 16}, transport.VerbMaskedCAS: {2, 32}}
+		return want{transport.VerbRead: {2, reads}, transport.VerbWrite: {1, leaf}, transport.VerbCAS: {1, 16}, transport.VerbMaskedCAS: {2, 32}}
 	}
-	return want{transport.VerbRead: {1, root}, transport.VerbWrite: {1, leaf}, transport.VerbCAS: {3, 48}}
+	return want{transport.VerbRead: {2, reads}, transport.VerbWrite: {1, leaf}, transport.VerbCAS: {3, 48}}
 }
 
 // deletion is READ leaf, lock, WRITE it dead, CAS its slot to a

@@ -107,9 +107,6 @@ func (c *client) fillSlot(key []byte, val func() []byte, nl *newLeaf, h hop) (ho
 	if err != nil {
 		return hop{}, false, fmt.Errorf("CAS slot %v: %w", h.pPtr, err)
 	}
-	if h.pPtr == c.x.rootPtr && old == h.p {
-		c.cn.cache.setRoot(leafSlot(partial, nl.addr, c.ll.size))
-	}
 	return hop{pPtr: h.pPtr, p: old, depth: h.depth}, old == h.p, nil
 }
 
@@ -143,15 +140,12 @@ func (c *client) splitLeaf(key []byte, val func() []byte, nl *newLeaf, out outco
 	if old != h.p {
 		return hop{pPtr: h.pPtr, p: old, depth: h.depth}, false, nil
 	}
-	if h.pPtr == c.x.rootPtr {
-		c.cn.cache.setRoot(swap)
-	}
 	if _, err := c.ep.CAS(out.leafAddr.Add(leafRev), uint64(h.pPtr), uint64(slotAddr(last.addr, 0))); err != nil {
 		return hop{}, false, fmt.Errorf("CAS reverse pointer of leaf %v: %w", out.leafAddr, err)
 	}
-	c.cn.cache.add(c.ep, first.addr, first.n)
+	c.cn.cache.add(c.ep, key, first.addr, first.n)
 	if last.addr != first.addr {
-		c.cn.cache.add(c.ep, last.addr, last.n)
+		c.cn.cache.add(c.ep, key, last.addr, last.n)
 	}
 	return hop{}, true, nil
 }
@@ -234,9 +228,6 @@ func (c *client) splitPrefix(key []byte, val func() []byte, nl *newLeaf, out out
 	if old != h.p {
 		return hop{pPtr: h.pPtr, p: old, depth: h.depth}, false, nil
 	}
-	if h.pPtr == c.x.rootPtr {
-		c.cn.cache.setRoot(swap)
-	}
 	nh := header{depth: d + i + 1, typ: n.hdr.typ, plen: n.hdr.plen - i - 1}
 	copy(nh.prefix[:], n.hdr.prefix[i+1:n.hdr.plen])
 	if err := c.casHeader(out.nodeAddr, n.hdr.word(), nh.word(), ^hdrTypeMask); err != nil {
@@ -246,9 +237,9 @@ func (c *client) splitPrefix(key []byte, val func() []byte, nl *newLeaf, out out
 		return hop{}, false, fmt.Errorf("CAS reverse pointer of node %v: %w", out.nodeAddr, err)
 	}
 	c.cn.cache.invalidateAddr(out.nodeAddr)
-	c.cn.cache.add(c.ep, first.addr, first.n)
+	c.cn.cache.add(c.ep, key, first.addr, first.n)
 	if last.addr != first.addr {
-		c.cn.cache.add(c.ep, last.addr, last.n)
+		c.cn.cache.add(c.ep, key, last.addr, last.n)
 	}
 	return hop{}, true, nil
 }
@@ -378,9 +369,6 @@ func (c *client) switchType(parent hop, a transport.GAddr, hdr uint64, next int)
 			k++
 			if old == p {
 				slotDone = true
-				if pPtr == c.x.rootPtr {
-					c.cn.cache.setRoot(newSlot)
-				}
 			} else {
 				p = old
 				for isNode(p) && slotTarget(p) != a {
