@@ -38,6 +38,16 @@ func encodeKey(dst []byte, prefix uint64) {
 // which is seeded by the same prefix.
 const loadedValueSalt = 0x6a09e667f3bcc908
 
+// keySeed folds a key into a seed: its first 8 bytes (a hashed key's
+// prefix) and its last 8 (a dense key's number).
+func keySeed(key []byte) uint64 {
+	return splitmix.Mix(binary.BigEndian.Uint64(key)) + binary.BigEndian.Uint64(key[len(key)-8:])
+}
+
+// updatedValueSalt seeds the one value every update of a key writes with
+// keyedupdates, apart from the key's loaded value.
+const updatedValueSalt = 0xbb67ae8584caa73b
+
 // InsertOrder is how record numbers become keys: go-ycsb's insertorder.
 type InsertOrder string
 

@@ -73,6 +73,12 @@ type Spec struct {
 	// range's start): each node then sees the whole distribution folded
 	// onto its range rather than the global one cut to it.
 	PartitionFold bool
+	// KeyedUpdates makes every update of a key write one value derived
+	// from the key (not its loaded value), as DEX's benchmark writes each
+	// key as its own value over a load of key+1 (baotonglu/dex
+	// test/newbench.cpp): a key's first update changes it, later ones
+	// rewrite what it holds, which an index may skip (SMART does).
+	KeyedUpdates bool
 	// WarmupReadAll asks the runner to read every loaded record once
 	// before the warm-up mix, as DMTree's evaluation warms its caches
 	// (DMTree section 5.1).

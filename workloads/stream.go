@@ -201,7 +201,14 @@ func (st *Stream) Next() Op {
 	}
 	op.Key = st.key
 	switch op.Type {
-	case Insert, Update, ReadModifyWrite:
+	case Update, ReadModifyWrite:
+		if st.spec.KeyedUpdates {
+			splitmix.Fill(st.value, keySeed(st.key)^updatedValueSalt)
+		} else {
+			st.fillValue()
+		}
+		op.Value = st.value
+	case Insert:
 		st.fillValue()
 		op.Value = st.value
 	case Scan:

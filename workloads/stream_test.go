@@ -659,3 +659,40 @@ func TestPartitionFoldNeedsPartitionedKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestKeyedUpdatesRepeatAValue checks keyedupdates: every update of a key
+// writes one value, which is not the key's loaded value.
+func TestKeyedUpdatesRepeatAValue(t *testing.T) {
+	for _, order := range []string{"hashed", "ordered"} {
+		s := specWith(t, Properties{"recordcount": "50", "readproportion": "0", "updateproportion": "1", "keyedupdates": "true", "insertorder": order})
+		records, err := s.Records()
+		if err != nil {
+			t.Fatal(err)
+		}
+		loaded := map[string]string{}
+		for k, v := range records {
+			loaded[string(k)] = string(v)
+		}
+		wrote := map[string]string{}
+		st := mustStream(t, s, Client{Node: 0, Nodes: 1, Index: 0, Total: 1})
+		for range 500 {
+			op := st.Next()
+			k, v := string(op.Key), string(op.Value)
+			if prev, ok := wrote[k]; ok && prev != v {
+				t.Fatalf("%s keys: key %x updated to two values", order, op.Key)
+			}
+			if v == loaded[k] {
+				t.Fatalf("%s keys: key %x updated to its loaded value", order, op.Key)
+			}
+			wrote[k] = v
+		}
+		if vals := map[string]bool{}; len(wrote) > 1 {
+			for _, v := range wrote {
+				vals[v] = true
+			}
+			if len(vals) != len(wrote) {
+				t.Errorf("%s keys: %d keys updated to %d distinct values, want one each", order, len(wrote), len(vals))
+			}
+		}
+	}
+}

@@ -18,13 +18,14 @@ const (
 	PropPartitionedKeys      = "partitionedkeys"
 	PropInsertAnywhere       = "insertanywhere"
 	PropPartitionFold        = "partitionfold"
+	PropKeyedUpdates         = "keyedupdates"
 	PropWarmupOperationCount = "warmupoperationcount"
 	PropWarmupReadAll        = "warmupreadall"
 )
 
 // acceptedNames is what an unknown property name is told.
 var acceptedNames = fmt.Sprintf("a go-ycsb core workload property (github.com/pingcap/go-ycsb/pkg/prop) or one of dmbench's: %s",
-	strings.Join([]string{PropZipfianConstant, PropSeed, PropKeySize, PropPartitionedKeys, PropInsertAnywhere, PropPartitionFold, PropWarmupOperationCount, PropWarmupReadAll, PropTraceFile}, ", "))
+	strings.Join([]string{PropZipfianConstant, PropSeed, PropKeySize, PropPartitionedKeys, PropInsertAnywhere, PropPartitionFold, PropKeyedUpdates, PropWarmupOperationCount, PropWarmupReadAll, PropTraceFile}, ", "))
 
 // property is one accepted property name.
 type property struct {
@@ -62,6 +63,7 @@ var propertyTable = []property{
 	boolProp(PropPartitionedKeys, func(s *Spec) *bool { return &s.PartitionedKeys }),
 	omittedWhenFalse(boolProp(PropInsertAnywhere, func(s *Spec) *bool { return &s.InsertAnywhere })),
 	omittedWhenFalse(boolProp(PropPartitionFold, func(s *Spec) *bool { return &s.PartitionFold })),
+	omittedWhenFalse(boolProp(PropKeyedUpdates, func(s *Spec) *bool { return &s.KeyedUpdates })),
 	boolProp(PropWarmupReadAll, func(s *Spec) *bool { return &s.WarmupReadAll }),
 	insertOrderProp(),
 	{name: PropTraceFile, want: "the path of a Twitter cache trace (CSV, plain or .zst)",
