@@ -20,9 +20,12 @@
 // zipfian, and dmbench's constant: every scan reads exactly maxscanlength
 // records, as DEX's do), fieldcount and fieldlength. dmbench adds
 // zipfianconstant (go-ycsb hard-codes 0.99), seed, keysize,
-// partitionedkeys and warmupoperationcount (the operations a run executes
-// before it measures; DEX runs 10 M). go-ycsb's insertorder (hashed or
-// ordered) chooses the key encoding (see Keys).
+// partitionedkeys with insertanywhere and partitionfold (see Partitioned
+// keys), keyedupdates (every update of a key writes one value derived from
+// the key, as DEX's benchmark does), warmupreadall and
+// warmupoperationcount (the operations a run executes before it measures;
+// DEX runs 10 M). go-ycsb's insertorder (hashed, ordered, or dmbench's
+// permuted) chooses the key encoding (see Keys).
 //
 // The other go-ycsb core properties (workload, db, table, threadcount,
 // readallfields, writeallfields, dotransactions, measurement and output
