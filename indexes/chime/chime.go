@@ -28,7 +28,7 @@ func init() {
 			{Name: "combine", Kind: indexes.KindBool, Default: "true",
 				Doc: "read delegation and write combining among the coroutines of a compute node (SMART's local lock table, on in the DMTree artifact's CHIME build)"},
 			{Name: "maskedcas", Kind: indexes.KindBool, Default: "true",
-				Doc: "lock leaves with masked CAS; false stands for MLNX_OFED >= 5.1, whose drivers dropped masked CAS (DMTree section 5.1): plain 64-bit CAS with the lock word's last-seen value"},
+				Doc: "lock leaves with masked CAS; false stands for MLNX_OFED >= 5.1, whose drivers dropped masked CAS (DMTree section 5.1): as the DMTree artifact's CHIME, a plain CAS of a lock word beside the bitmap word, which inserts READ after locking"},
 		},
 		PaperMode: func(indexes.Params) string {
 			return "per-cacheline 1-byte versions detect a torn leaf entry only if every 64-byte line lands whole; in strict mode a line can mix old and new bytes under matching versions, so searches may return torn values"
@@ -48,9 +48,7 @@ type Chime struct {
 	allocs    []*transport.Allocator
 	caches    []*nodeCache     // per compute node, indexed by NodeID
 	hot       []*hotspotBuffer // per compute node
-	hints     []*lockHints     // per compute node, plain-CAS mode only
-	locals    []*localLockTable
-	comb      []*combining // per compute node; nil entries without combine
+	comb      []*combining     // per compute node; nil entries without combine
 	leaves    atomic.Uint64
 	inners    atomic.Uint64
 }
@@ -78,20 +76,14 @@ func New(env indexes.Env, p indexes.Params) (indexes.Index, error) {
 	x.allocs = make([]*transport.Allocator, n)
 	x.caches = make([]*nodeCache, n)
 	x.hot = make([]*hotspotBuffer, n)
-	x.hints = make([]*lockHints, n)
-	x.locals = make([]*localLockTable, n)
 	x.comb = make([]*combining, n)
 	hotBudget := uint64(float64(env.CacheBytes) * p.Float("hotspot"))
 	for i := range n {
 		x.allocs[i] = transport.NewAllocator(f, 0)
 		x.caches[i] = newNodeCache(env.CacheBytes-hotBudget, x.ig.bytes)
 		x.hot[i] = newHotspotBuffer(hotBudget)
-		x.locals[i] = newLocalLockTable()
 		if p.Bool("combine") {
 			x.comb[i] = newCombining()
-		}
-		if !x.maskedCAS {
-			x.hints[i] = newLockHints()
 		}
 	}
 	if env.Attach {
@@ -135,20 +127,18 @@ func (x *Chime) Info() indexes.Info {
 // NewClient makes a client for one coroutine.
 func (x *Chime) NewClient(ep transport.Endpoint) indexes.Client {
 	n := ep.Node()
-	return &client{x: x, ep: ep, g: &x.g, cache: x.caches[n], hot: x.hot[n], hints: x.hints[n], locals: x.locals[n], comb: x.comb[n], alloc: x.allocs[n]}
+	return &client{x: x, ep: ep, g: &x.g, cache: x.caches[n], hot: x.hot[n], comb: x.comb[n], alloc: x.allocs[n]}
 }
 
 // client runs the operations of one coroutine.
 type client struct {
-	x      *Chime
-	ep     transport.Endpoint
-	g      *geometry
-	cache  *nodeCache
-	hot    *hotspotBuffer
-	hints  *lockHints
-	locals *localLockTable
-	comb   *combining // nil without combine
-	alloc  *transport.Allocator
+	x     *Chime
+	ep    transport.Endpoint
+	g     *geometry
+	cache *nodeCache
+	hot   *hotspotBuffer
+	comb  *combining // nil without combine
+	alloc *transport.Allocator
 	// cut closes the combining round the client leads, if any, and
 	// returns the combining buffer (combine.go).
 	cut func() []byte

@@ -14,10 +14,12 @@
 // K is the key size, V the value size, S the span, N the neighbourhood.
 //
 //	header, one cacheline:
-//	[0, 8)       lock word: bit 63 lock, bits 0..B-1 vacancy bitmap
-//	             (B = min(S, 63) buckets; a set bit: the bucket may have room)
-//	[8]          flags: bit 0 = low fence is -inf
-//	[9, 9+K)     low fence (inclusive), never changes
+//	[0, 8)       bitmap word: bits 0..B-1 vacancy bitmap (B = min(S, 63)
+//	             buckets; a set bit: the bucket may have room); bit 63
+//	             the lock under masked CAS
+//	[8, 16)      lock word of maskedcas=false: 0 free, 1 held
+//	[16]         flags: bit 0 = low fence is -inf
+//	[17, 17+K)   low fence (inclusive), never changes
 //	...          pad to 64
 //
 //	stream, from byte 64: cachelines of [version 1 B][63 B of items]
@@ -67,14 +69,23 @@
 //	             neighbourhood when it holds another key
 //	update       masked CAS on the lock bit (returns the vacancy bitmap),
 //	             READ of the neighbourhood, then one doorbell: WRITE entry,
-//	             WRITE lock word (unlock + new bitmap) = 4 verbs
-//	delete       as update, the entry WRITE clearing it
-//	insert       masked CAS, READ of the neighbourhood extended to the first
-//	             bucket the bitmap marks as having room, one doorbell of
-//	             1 + d entry WRITEs (d hopscotch displacements, each moved
-//	             entry's new slot first) and the unlock WRITE; when no
-//	             reachable slot can be freed: a READ of the whole leaf and
-//	             then either that insert or a split
+//	             WRITE bitmap word (unlock + new bitmap) = 4 verbs;
+//	             maskedcas=false: CAS of the lock word, READ of the
+//	             neighbourhood, WRITE entry and 8-byte WRITE of the lock
+//	             word = 4 verbs
+//	delete       as update, the entry WRITE clearing it; maskedcas=false
+//	             as an insert's lock: CAS, READ of the bitmap word (8 B),
+//	             READ of the neighbourhood, WRITE entry and a 16-byte
+//	             WRITE of both words = 5 verbs
+//	insert       masked CAS (maskedcas=false: CAS of the lock word, then
+//	             an 8-byte READ of the bitmap word), READ of the
+//	             neighbourhood extended to the first bucket the bitmap
+//	             marks as having room, one doorbell of 1 + d entry WRITEs
+//	             (d hopscotch displacements, each moved entry's new slot
+//	             first) and the unlock WRITE (maskedcas=false: 16 bytes,
+//	             bitmap and lock word); when no reachable slot can be
+//	             freed: a READ of the whole leaf and then either that
+//	             insert or a split
 //	leaf split   READ whole leaf (above), one doorbell: WRITE new leaf,
 //	             WRITE old leaf's stream, WRITE unlock; then for the parent:
 //	             CAS lock, READ node, one doorbell: WRITE node, WRITE unlock
@@ -116,25 +127,27 @@
 //
 // A stale cached level-1 node shows as a replica whose high fence is at
 // or below the key: the operation follows the sibling (one more READ or
-// lock) and drops the cached node. Writers of one compute node queue on a
-// local lock per leaf before the remote lock, a ticket lock
-// (transport.LockTicket) as the tickets of CHIME's
-// include/LocalLockTable.h. The published CHIME does not call that
-// table's leaf lock (src/Tree.cpp, lock_node, retries the masked CAS and
-// yields the coroutine); dmbench keeps the local queue, Sherman's
-// hierarchical lock that CHIME's code base descends from: a deviation
-// from the published code, whose effect is fewer remote CAS retries.
+// lock) and drops the cached node. Writers of a leaf do not queue on a
+// local lock before its remote lock: CHIME's code never calls its local
+// lock table's leaf lock (src/Tree.cpp, lock_node, in dmemsys/CHIME and in
+// the DMTree artifact alike, retries the CAS after yielding the
+// coroutine), so clients of one compute node that write different keys of
+// a hot leaf each retry their CAS at the memory node; only writers of the
+// same key meet locally, through write combining.
 //
 // # maskedcas=false
 //
 // NVIDIA's MLNX_OFED 5.1 and later dropped masked CAS; the DMTree authors
-// "replaced these verbs with alternative approaches" (section 5.1) and
-// their artifact issues it as a plain 64-bit CAS. A plain CAS must name
-// the whole word, bitmap included, so this mode compares against the last
-// lock word this compute node saw for the leaf (released by its own
-// unlocks) and, when that guess is stale, retries with the word the failed
-// CAS returned: 1 CAS when the guess holds, 2 when another node changed
-// the bitmap meanwhile. Info().Params records the mode.
+// "replaced these verbs with alternative approaches" (section 5.1). Their
+// artifact's CHIME (github muouim/aefast26, CHIME/src/Tree.cpp, lock_node
+// and unlock_node) moves the lock to a word of its own after the bitmap
+// word and takes it with a plain CAS from 0 to 1; an insert (lock_node
+// with need_va) then READs the bitmap word, 8 bytes, in a round trip of
+// its own, and releases with one 16-byte WRITE of the bitmap word and the
+// cleared lock word; an update releases with an 8-byte WRITE of the lock
+// word. This mode does the same (deletes, which the artifact lacks, lock
+// as inserts do, to keep the bitmap exact). Info().Params records the
+// mode.
 //
 // # Compute nodes in processes
 //
@@ -148,9 +161,8 @@
 // building node loaded, as a cold cache does in a single process; a root
 // split by another node shows as a node whose level is too low or a high
 // fence it must follow (B-link). What stays in Go is per compute node: the
-// internal-node cache, the hotspot buffer, the local lock table, the
-// combining buffers, the plain-CAS lock hints and the allocator's current
-// chunk. Info's MemoryBytes counts the nodes this instance allocated (the
+// internal-node cache, the hotspot buffer, the combining buffers and the
+// allocator's current chunk. Info's MemoryBytes counts the nodes this instance allocated (the
 // building node's counts the bulk load), so a split run's footprint is
 // the sum over its compute nodes' instances.
 //
@@ -177,6 +189,11 @@
 //     last slots to the first): a reader whose READ of the whole leaf runs
 //     upwards while such a move lands could miss the entry. Keys still
 //     wrap into the first slots when inserted; only moves are restricted.
+//   - An update reads the key's neighbourhood under the lock; CHIME's
+//     leaf_node_update first tries a speculative READ of the one entry
+//     the hotspot buffer names, as a search does, and records the slot.
+//     The READ is one round trip either way; only its bytes differ
+//     (about 300 B against 35 B with the DMTree setup).
 //   - Leaves never merge; deletes leave empty slots for later inserts.
 //   - Scans follow sibling pointers one leaf at a time instead of reading
 //     the leaves a cached internal node names in parallel.

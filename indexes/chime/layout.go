@@ -9,7 +9,7 @@ import (
 )
 
 // Leaf geometry (doc.go draws it). A leaf is a 64-byte header cacheline
-// holding the lock word and the low fence, then a stream of items packed
+// holding the lock words and the low fence, then a stream of items packed
 // back to back across cachelines. Byte 0 of every cacheline of the stream
 // is a version byte, so each line carries 63 bytes of items. The items are
 // span entries in groups of nbr (the hopscotch neighbourhood), each group
@@ -19,9 +19,10 @@ import (
 const (
 	lineBytes    = transport.CachelineBytes
 	linePayload  = lineBytes - 1
-	offLockWord  = 0 // 8 B lock word: bit 63 lock, low bits vacancy bitmap
-	offLowFlags  = 8 // 1 B: bit 0 set when the low fence is -inf
-	offLowFence  = 9 // K B low fence (inclusive)
+	offLockWord  = 0  // 8 B: vacancy bitmap in the low bits; bit 63 the lock under masked CAS
+	offCASWord   = 8  // 8 B lock word of plain-CAS mode: 0 free, 1 held
+	offLowFlags  = 16 // 1 B: bit 0 set when the low fence is -inf
+	offLowFence  = 17 // K B low fence (inclusive)
 	lockBit      = uint64(1) << 63
 	maxVacancy   = 63 // vacancy buckets that fit beside the lock bit
 	occupiedBit  = 0x80

@@ -1,71 +1,33 @@
 package chime
 
 import (
-	"sync"
-
 	"github.com/dmbench/dmbench/cost"
 	"github.com/dmbench/dmbench/transport"
 )
 
-// Leaf locks. The lock word is the first 8 bytes of a leaf: bit 63 is the
-// lock, the low bits the vacancy bitmap. Locking with a masked CAS that
-// compares and swaps only bit 63 returns the bitmap for free, which tells
-// the writer how far past the neighbourhood the nearest free slot lies
-// (CHIME's vacancy-aware lock). The writer releases the lock with a WRITE
-// of the new bitmap, batched behind its entry WRITEs.
+// Leaf locks. With masked CAS (CHIME's code) the lock is bit 63 of the
+// leaf's first word, whose low bits hold the vacancy bitmap: a masked CAS
+// that compares and swaps only bit 63 returns the bitmap for free, which
+// tells the writer how far past the neighbourhood the nearest free slot
+// lies (CHIME's vacancy-aware lock). The writer releases the lock with a
+// WRITE of the new bitmap, batched behind its entry WRITEs.
 //
-// Writers of one compute node first queue on a local lock of the leaf
-// (CHIME's local lock table, after Sherman's HOCL), so remote lock
-// retries come only from other compute nodes.
+// Without masked CAS (maskedcas=false) the lock is a word of its own
+// beside the bitmap word, taken by a plain CAS from 0 to 1, as in the
+// DMTree artifact's CHIME (aefast26 CHIME/src/Tree.cpp, lock_node and
+// unlock_node): a writer that needs the bitmap (an insert) READs the
+// bitmap word after the CAS and releases with one 16-byte WRITE of both
+// words; other writers release with an 8-byte WRITE of the lock word.
+//
+// A failed CAS is retried at once, as CHIME's lock_node does after
+// yielding its coroutine; writers of one compute node do not queue
+// locally first (CHIME's code never calls its local lock table's leaf
+// lock), so under contention every waiting client retries its CAS.
 
-const localLocks = 4096
-
-type localLockTable struct{ stripes [localLocks]transport.Mutex }
-
-// newLocalLockTable makes ticket locks, the kind of CHIME's
-// include/LocalLockTable.h (its tickets; waiters yield their coroutine).
-func newLocalLockTable() *localLockTable {
-	t := &localLockTable{}
-	for i := range t.stripes {
-		t.stripes[i].Kind = transport.LockTicket
-	}
-	return t
-}
-
-func (t *localLockTable) of(a transport.GAddr) *transport.Mutex {
-	return &t.stripes[uint64(a)*0x9e3779b97f4a7c15>>52]
-}
-
-// lockHints remembers the last lock word seen per leaf, for fabrics
-// without masked CAS: a plain CAS must name the whole word it expects.
-type lockHints struct {
-	mu    sync.Mutex // never held across a verb
-	addrs [localLocks]transport.GAddr
-	words [localLocks]uint64
-}
-
-func newLockHints() *lockHints { return &lockHints{} }
-
-func (h *lockHints) get(a transport.GAddr) uint64 {
-	i := uint64(a) * 0x9e3779b97f4a7c15 >> 52
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.addrs[i] == a {
-		return h.words[i]
-	}
-	return 0
-}
-
-func (h *lockHints) put(a transport.GAddr, w uint64) {
-	i := uint64(a) * 0x9e3779b97f4a7c15 >> 52
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.addrs[i], h.words[i] = a, w&^lockBit
-}
-
-// lockLeaf takes the remote lock of leaf and returns its vacancy bitmap.
-// The caller holds the leaf's local lock.
-func (c *client) lockLeaf(leaf transport.GAddr) (uint64, error) {
+// lockLeaf takes the remote lock of leaf and, when vacancy is set or the
+// lock is a masked CAS, which returns it anyway, the leaf's vacancy
+// bitmap.
+func (c *client) lockLeaf(leaf transport.GAddr, vacancy bool) (uint64, error) {
 	if c.x.maskedCAS {
 		for {
 			old, err := c.ep.MaskedCAS(leaf.Add(offLockWord), 0, lockBit, lockBit, lockBit)
@@ -75,35 +37,41 @@ func (c *client) lockLeaf(leaf transport.GAddr) (uint64, error) {
 			if old&lockBit == 0 {
 				return old, nil
 			}
-			c.ep.Compute(cost.CachelineTransfer())
+			c.ep.Backoff(cost.CachelineTransfer())
 		}
 	}
-	// Without masked CAS the whole word is compared: guess the bitmap
-	// from the last word seen, and on a miss retry with the word the
-	// failed CAS returned.
-	expect := c.hints.get(leaf)
 	for {
-		old, err := c.ep.CAS(leaf.Add(offLockWord), expect, expect|lockBit)
+		old, err := c.ep.CAS(leaf.Add(offCASWord), 0, 1)
 		if err != nil {
 			return 0, err
 		}
-		if old == expect {
-			return old, nil
+		if old == 0 {
+			break
 		}
-		if old&lockBit != 0 {
-			c.ep.Compute(cost.CachelineTransfer())
-		}
-		expect = old &^ lockBit
+		c.ep.Backoff(cost.CachelineTransfer())
 	}
+	if !vacancy {
+		return 0, nil
+	}
+	return c.readWord(leaf.Add(offLockWord))
 }
 
-// unlockOp is the WRITE that releases a leaf lock with bitmap vacancy.
-func (c *client) unlockOp(leaf transport.GAddr, vacancy uint64) transport.Op {
+// unlockOp is the WRITE that releases a leaf lock. Under masked CAS it
+// writes the bitmap word with bitmap vacancy and the lock bit clear. In
+// plain-CAS mode it clears the lock word, writing bitmap vacancy in the
+// same WRITE when withVacancy is set (the holder read the bitmap and may
+// have changed it).
+func (c *client) unlockOp(leaf transport.GAddr, vacancy uint64, withVacancy bool) transport.Op {
 	w := vacancy &^ lockBit
-	if c.hints != nil {
-		c.hints.put(leaf, w)
+	if c.x.maskedCAS {
+		buf := make([]byte, 8)
+		putWord(buf, w)
+		return transport.WriteOp(leaf.Add(offLockWord), buf)
 	}
-	buf := make([]byte, 8)
+	if !withVacancy {
+		return transport.WriteOp(leaf.Add(offCASWord), make([]byte, 8))
+	}
+	buf := make([]byte, 16)
 	putWord(buf, w)
 	return transport.WriteOp(leaf.Add(offLockWord), buf)
 }
@@ -119,6 +87,6 @@ func (c *client) lockInner(a transport.GAddr) error {
 		if old == 0 {
 			return nil
 		}
-		c.ep.Compute(cost.CachelineTransfer())
+		c.ep.Backoff(cost.CachelineTransfer())
 	}
 }

@@ -104,7 +104,7 @@ func (c *client) split(w *window, key, val []byte) (sep []byte, right transport.
 	ops := []transport.Op{
 		transport.WriteOp(right, rightBuf),
 		transport.WriteOp(leaf.Add(uint64(g.header)), leftBuf[g.header:]),
-		c.unlockOp(leaf, leftVac),
+		c.unlockOp(leaf, leftVac, true),
 	}
 	if err := c.ep.Post(ops...); err != nil {
 		return nil, 0, fmt.Errorf("splitting leaf %v: %w", leaf, err)

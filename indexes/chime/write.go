@@ -17,11 +17,13 @@ const (
 	opDelete
 )
 
-// write is every leaf write: masked CAS on the lock bit (returning the
-// vacancy bitmap), READ of the neighbourhood (for an insert extended to
-// the nearest bucket with room), then one doorbell batch of entry WRITEs
-// and the unlocking WRITE of the new bitmap. An insert that finds no room
-// it can reach re-reads the whole leaf; one that still finds none splits.
+// write is every leaf write: the leaf lock (masked CAS returning the
+// vacancy bitmap; or a plain CAS of the lock word and, for inserts and
+// deletes, a READ of the bitmap word), READ of the neighbourhood (for an
+// insert extended to the nearest bucket with room), then one doorbell
+// batch of entry WRITEs and the unlocking WRITE. An insert that finds no
+// room it can reach re-reads the whole leaf; one that still finds none
+// splits.
 func (c *client) write(kind writeKind, key, val []byte) error {
 	c.ep.Compute(cost.HashKey())
 	leaf, parent, err := c.leafFor(key)
@@ -42,10 +44,10 @@ func (c *client) write(kind writeKind, key, val []byte) error {
 // writeLeaf performs the write on leaf under its lock. next is the right
 // sibling to try when leaf no longer owns key.
 func (c *client) writeLeaf(kind writeKind, leaf transport.GAddr, h int, key, val []byte) (next transport.GAddr, err error) {
-	local := c.locals.of(leaf)
-	local.Lock(c.ep)
-	defer local.Unlock()
-	vac, err := c.lockLeaf(leaf)
+	// Inserts place entries by the bitmap and deletes free slots, so
+	// both keep it exact; updates leave it as it is.
+	withVacancy := kind != opUpdate
+	vac, err := c.lockLeaf(leaf, withVacancy)
 	if err != nil {
 		return 0, err
 	}
@@ -54,7 +56,7 @@ func (c *client) writeLeaf(kind writeKind, leaf transport.GAddr, h int, key, val
 		if unlocked {
 			return
 		}
-		if uerr := c.ep.Post(c.unlockOp(leaf, vac)); err == nil {
+		if uerr := c.ep.Post(c.unlockOp(leaf, vac, withVacancy)); err == nil {
 			err = uerr
 		}
 	}()
@@ -95,13 +97,12 @@ func (c *client) writeLeaf(kind writeKind, leaf transport.GAddr, h int, key, val
 				return 0, err
 			}
 			unlocked = true
-			// The leaf is consistent and unlocked: only the local lock,
-			// which keeps this node's writers of the leaf queued, is held
-			// while the parent is updated.
+			// The leaf is consistent and unlocked; the parent is
+			// updated under its own lock.
 			return 0, c.insertSeparator(1, sep, right)
 		}
 	}
-	ops := append(w.writeOps(), c.unlockOp(leaf, w.vacancy(vac)))
+	ops := append(w.writeOps(), c.unlockOp(leaf, w.vacancy(vac), withVacancy))
 	unlocked = true
 	if err := c.ep.Post(ops...); err != nil {
 		return 0, fmt.Errorf("writing leaf %v: %w", leaf, err)

@@ -75,6 +75,7 @@
 //	update, insert,  C, R 1024,             R 8, C, R 1024,                C, R 1024,
 //	  delete         [W 18 entry, W 8 unl]  [W 18 entry, W 8 unl]          [W 18 entry, W 8 crc, W 8 unl]
 //	scan (100 keys)  [4 x R 1024]           [4 x (R 8, R 1024, R 8)]       [4 x R 1024]
+//	  scan=chain     4 x R 1024, one at a time
 //	insert + leaf    C, R 1024, W 1024 new  R 8, C, R 1024, W 1024 new,    as versions (CRC inside
 //	  split (parent    leaf, [W 1024, W 8],   [W 1024, W 8], R 8, C,         the whole-node WRITEs)
 //	  has room)        C, R 1024 parent,      R 1024, [W 1024, W 8]
@@ -228,6 +229,13 @@
 //     protocol (optlock: a lock-word READ either side of each leaf in the
 //     batch, correct because one QP runs them in order); DEX's and
 //     Sherman's scans check only entry versions.
+//   - scan=chain is the scan of the DMTree artifact's copy (github
+//     muouim/aefast26, Sherman/src/Tree.cpp, range_query, rewritten by
+//     the DMTree authors for 24-byte keys and a count): the cached
+//     level-1 node names the first leaf, then each next leaf is one READ
+//     through the last one's sibling pointer, one round trip after
+//     another, until the count is out. The same READs as batch, in as
+//     many round trips as leaves. DMTree's figures measured this one.
 //   - Deletes clear the entry; leaves never merge (Sherman has no merge
 //     either: its README lists delete as to be rewritten). An empty leaf
 //     stays in the chain.

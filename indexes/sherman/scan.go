@@ -37,6 +37,9 @@ func (c *client) scan(start []byte, n int, fn func(key, val []byte) bool) error 
 		return nil
 	}
 	cursor := bytes.Clone(start)
+	if c.x.chainScan {
+		return c.scanChain(cursor, n, fn)
+	}
 	// Leaves to READ for n entries: at first guess the ln 2 ~ 69% fill of
 	// a B-tree grown by random inserts (Yao, 1978), then what this scan
 	// has seen; one more for the partly used first leaf.
@@ -59,6 +62,49 @@ func (c *client) scan(start []byte, n int, fn func(key, val []byte) bool) error 
 		}
 	}
 	return fmt.Errorf("scan did not finish after %d batches", maxRetries)
+}
+
+// scanChain is the scan of the DMTree artifact's Sherman (muouim/aefast26
+// Sherman/src/Tree.cpp, range_query): the cached level-1 node names the
+// leaf covering start, and from there each next leaf is READ through the
+// sibling pointer of the last, one READ in flight at a time, until n
+// entries are out. Keys a split moves right while the scan runs are met
+// again in the leaf that receives them, and emitLeaf skips keys below the
+// cursor, so none is returned twice.
+func (c *client) scanChain(cursor []byte, n int, fn func(key, val []byte) bool) error {
+	l := &c.x.l
+	seen := 0
+	for range maxRetries {
+		batch, parent, err := c.scanBatch(cursor, 1)
+		if err != nil {
+			return err
+		}
+		if err := c.settle(&batch[0]); err != nil {
+			return err
+		}
+		img := batch[0].img
+		for level(img) == 0 && !l.covers(img, cursor) && bytes.Compare(cursor, l.low(img)) >= 0 {
+			if img, err = c.chase(sibling(img)); err != nil {
+				return err
+			}
+		}
+		if level(img) != 0 || !l.covers(img, cursor) {
+			if parent != nil {
+				c.x.cache(c.ep.Node()).invalidate(parent)
+			}
+			continue // a stale path: look the cursor up again
+		}
+		for {
+			if c.emitLeaf(img, cursor, &n, fn, &seen) || unbounded(img) {
+				return nil
+			}
+			cursor = bytes.Clone(l.high(img))
+			if img, err = c.chase(sibling(img)); err != nil {
+				return err
+			}
+		}
+	}
+	return fmt.Errorf("scan found no stable first leaf after %d tries", maxRetries)
 }
 
 // scanBatch READs up to want leaves from the one covering cursor on, as

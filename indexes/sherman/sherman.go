@@ -47,6 +47,8 @@ func init() {
 				Doc: "keep the lock table in the memory nodes' on-chip device memory when the fabric has it"},
 			{Name: "combine", Kind: indexes.KindBool, Default: "true",
 				Doc: "post a node's WRITE and its unlock WRITE as one doorbell batch (Sherman's command combination)"},
+			{Name: "scan", Kind: indexes.KindEnum, Default: "batch", Values: []string{"batch", "chain"},
+				Doc: "how a scan reaches its leaves: batch (Sherman's range_query: the leaves its cached level-1 node lists, up to 32 READs in one doorbell batch) or chain (the DMTree artifact's copy: one READ at a time, following sibling pointers)"},
 			{Name: "node_bytes", Kind: indexes.KindInt, Default: "1024", Min: 128, Max: 65536,
 				Doc: "bytes per internal node, and per leaf unless span is set"},
 			{Name: "span", Kind: indexes.KindInt, Default: "0", Min: 0, Max: 4096,
@@ -87,6 +89,7 @@ type Index struct {
 	hocl        bool
 	handover    int
 	combine     bool
+	chainScan   bool // scans follow sibling pointers one READ at a time (scan=chain)
 	fill        float64
 
 	rootPtr  transport.GAddr // the root pointer word in memory node 0's meta area
@@ -128,11 +131,12 @@ func New(env indexes.Env, p indexes.Params) (indexes.Index, error) {
 	cfg := f.Config()
 	x := &Index{
 		env: env, params: p, l: l,
-		hocl:     p.Bool("hocl"),
-		handover: p.Int("handover"),
-		combine:  p.Bool("combine"),
-		fill:     p.Float("bulk_fill"),
-		firstCN:  transport.NodeID(cfg.MemoryNodes),
+		hocl:      p.Bool("hocl"),
+		handover:  p.Int("handover"),
+		combine:   p.Bool("combine"),
+		chainScan: p.String("scan") == "chain",
+		fill:      p.Float("bulk_fill"),
+		firstCN:   transport.NodeID(cfg.MemoryNodes),
 	}
 	for i, name := range consistencyNames {
 		if p.String("consistency") == name {

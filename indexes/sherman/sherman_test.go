@@ -97,7 +97,7 @@ var golden = map[string]map[string]verbs{
 // of 1 KB, and Sherman's write = CAS + READ + batched entry and unlock
 // WRITEs.
 func TestVerbsPerOperation(t *testing.T) {
-	for _, name := range []string{"versions", "optlock", "optlock/dex", "crc", "versions+p", "optlock+p", "crc+p"} {
+	for _, name := range []string{"versions", "versions/chain", "optlock", "optlock/dex", "crc", "versions+p", "optlock+p", "crc+p"} {
 		t.Run(name, func(t *testing.T) {
 			v, part := name, false
 			if len(name) > 2 && name[len(name)-2:] == "+p" {
@@ -107,8 +107,11 @@ func TestVerbsPerOperation(t *testing.T) {
 			parts := [][]byte{key(0), key(4000)}
 			v, check, _ := strings.Cut(v, "/")
 			params := map[string]string{"consistency": v, "partitioned": fmt.Sprint(part)}
-			if check != "" {
+			switch check {
+			case "dex":
 				params["optcheck"] = check // DEX's test: the same verbs when uncontended
+			case "chain":
+				params["scan"] = check // the same READs, one after another
 			}
 			x := build(t, f, params, 1<<20, parts)
 			if err := x.BulkLoad(f.Setup(2), loadSeq(1900, 2)); err != nil {
@@ -162,7 +165,8 @@ func TestVerbsPerOperation(t *testing.T) {
 			}
 			for i, got := range indextest.VerbsPerOp(t, f, 2, x.NewClient, warm, named) {
 				op := goldenOps[i]
-				if want := golden[strings.TrimSuffix(name, "/dex")][op].counters(); got != want {
+				variant, _, _ := strings.Cut(name, "/")
+				if want := golden[variant][op].counters(); got != want {
 					t.Errorf("%s: verbs\n got %v\nwant %v", op, got, want)
 				}
 			}
