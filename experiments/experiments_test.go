@@ -126,17 +126,19 @@ func TestSweepResumesAndReports(t *testing.T) {
 
 func TestSpecErrorsNameFieldAndFile(t *testing.T) {
 	cases := map[string]string{
-		"unknown field":  strings.Replace(tinySpec, "plot: lines", "plot: lines\ncolour: red", 1),
-		"bad plot":       strings.Replace(tinySpec, "plot: lines", "plot: pie", 1),
-		"bad axis":       strings.Replace(tinySpec, "name: threads", "name: moons", 1),
-		"bad metric":     strings.Replace(tinySpec, "metric: throughput_mops", "metric: speed", 1),
-		"bad claim ref":  strings.Replace(tinySpec, "lhs: {series: Expected, panel: search, x: 4}, rhs", "lhs: {series: Expected, panel: search, x: 5}, rhs", 1),
-		"bad profile":    strings.Replace(tinySpec, "profile: cx6-100g", "profile: cx9", 1),
-		"missing preset": strings.Replace(tinySpec, "  large: {records: 2000, ops: 2000, warmup: 0}\n", "", 1),
-		"bad coroutines": strings.Replace(tinySpec, "workload: dmtree-search-only}", "workload: dmtree-search-only, coroutines: -1}", 1),
+		"unknown field":           strings.Replace(tinySpec, "plot: lines", "plot: lines\ncolour: red", 1),
+		"bad plot":                strings.Replace(tinySpec, "plot: lines", "plot: pie", 1),
+		"bad axis":                strings.Replace(tinySpec, "name: threads", "name: moons", 1),
+		"bad metric":              strings.Replace(tinySpec, "metric: throughput_mops", "metric: speed", 1),
+		"bad claim ref":           strings.Replace(tinySpec, "lhs: {series: Expected, panel: search, x: 4}, rhs", "lhs: {series: Expected, panel: search, x: 5}, rhs", 1),
+		"bad profile":             strings.Replace(tinySpec, "profile: cx6-100g", "profile: cx9", 1),
+		"missing preset":          strings.Replace(tinySpec, "  large: {records: 2000, ops: 2000, warmup: 0}\n", "", 1),
+		"bad coroutines":          strings.Replace(tinySpec, "workload: dmtree-search-only}", "workload: dmtree-search-only, coroutines: -1}", 1),
+		"bad workload coroutines": strings.Replace(tinySpec, "{label: Ghost, index: ghost}", "{label: Ghost, index: ghost, workload_coroutines: {dmtree-scan-onyl: 1}}", 1),
 	}
 	fields := map[string]string{"unknown field": "colour", "bad plot": "field plot", "bad axis": "field x", "bad metric": "field metric",
-		"bad claim ref": "claims[0]", "bad profile": "field profile", "missing preset": "field scales", "bad coroutines": "panels[0].coroutines"}
+		"bad claim ref": "claims[0]", "bad profile": "field profile", "missing preset": "field scales", "bad coroutines": "panels[0].coroutines",
+		"bad workload coroutines": "series[1].workload_coroutines"}
 	for name, text := range cases {
 		_, err := Parse("bad.yaml", []byte(text))
 		if err == nil || !strings.Contains(err.Error(), "bad.yaml") || !strings.Contains(err.Error(), fields[name]) {
@@ -163,6 +165,20 @@ func TestPanelCoroutines(t *testing.T) {
 		want := map[string]int{"Expected": 3, "Ghost": 2}[p.Series]
 		if p.Config.Coroutines != want {
 			t.Errorf("%s at %v: %d coroutines per thread, want %d", p.Series, p.X, p.Config.Coroutines, want)
+		}
+	}
+	// A series' coroutines for a workload win over both.
+	spec = strings.Replace(spec, "{label: Ghost, index: ghost, coroutines: 2}", "{label: Ghost, index: ghost, coroutines: 2, workload_coroutines: {dmtree-search-only: 1}}", 1)
+	if s, err = Parse("coroutines.yaml", []byte(spec)); err != nil {
+		t.Fatal(err)
+	}
+	if points, err = s.Expand("small"); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range points {
+		want := map[string]int{"Expected": 3, "Ghost": 1}[p.Series]
+		if p.Config.Coroutines != want {
+			t.Errorf("workload_coroutines: %s at %v: %d coroutines per thread, want %d", p.Series, p.X, p.Config.Coroutines, want)
 		}
 	}
 }

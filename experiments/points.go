@@ -134,6 +134,9 @@ func (s *Spec) configure(p *Point, sc Scale, panel Panel, se Series, workload st
 	if se.Coroutines > 0 {
 		c.Coroutines = se.Coroutines
 	}
+	if n := se.WorkloadCoroutines[workload]; n > 0 {
+		c.Coroutines = n
+	}
 	c.Index, c.Params = se.Index, se.Params
 	c.MaxPhaseNs, c.TimelineNs = int64(sc.MaxMs*1e6), int64(sc.TimelineMs*1e6)
 	if rp := s.Repartition; rp != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/dmbench/dmbench/transport/sim"
+	"github.com/dmbench/dmbench/workloads"
 )
 
 // Spec is one figure or table of a paper.
@@ -107,6 +109,10 @@ type Series struct {
 	Threads    int               `yaml:"threads"`    // per compute node
 	Coroutines int               `yaml:"coroutines"` // per thread
 	CacheMB    float64           `yaml:"cache_mb"`   // the paper's MB per compute node, scaled with records
+	// WorkloadCoroutines overrides Coroutines for the named workloads,
+	// as a benchmark that turns coroutines off for some (the DMTree
+	// artifact's SMART, CHIME and ROLEX run scans one per thread).
+	WorkloadCoroutines map[string]int `yaml:"workload_coroutines"`
 }
 
 // RepartitionSpec is the scale-out of a timeline figure.
@@ -239,6 +245,11 @@ func (s *Spec) Validate() error {
 		labels[se.Label] = true
 		if se.Threads < 0 || se.Coroutines < 0 || se.CacheMB < 0 {
 			bad(fmt.Sprintf("series[%d]", i), "threads %d, coroutines %d, cache_mb %g: none may be negative", se.Threads, se.Coroutines, se.CacheMB)
+		}
+		for _, w := range slices.Sorted(maps.Keys(se.WorkloadCoroutines)) {
+			if n := se.WorkloadCoroutines[w]; n < 1 || !slices.Contains(workloads.Builtins(), w) {
+				bad(fmt.Sprintf("series[%d].workload_coroutines", i), "%s: %d: need a built-in workload (dmbench list workloads) and at least 1 coroutine", w, n)
+			}
 		}
 		if se.CacheMB > 0 && s.Cache == nil {
 			bad(fmt.Sprintf("series[%d].cache_mb", i), "needs cache.paper_records to scale by")
