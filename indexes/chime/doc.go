@@ -91,8 +91,17 @@
 //	             CAS lock, READ node, one doorbell: WRITE node, WRITE unlock
 //	             (an internal split adds a WRITE of the new node; a root
 //	             split a WRITE of the new root and a CAS of the root pointer)
-//	scan         1 READ per leaf, whole, following sibling pointers; each
-//	             leaf's entries are sorted locally
+//	scan         the interval [start, start+n) (section "Range query"):
+//	             one doorbell of READs, each leaf the interval covers
+//	             whole READ whole and, in the two leaves at its ends, the
+//	             neighbourhoods of the interval's keys there (or the one
+//	             entry the hotspot buffer names for a key), merged into
+//	             READs of at most half a leaf of entries; a scan of one
+//	             key reads as a search does, a scan of exactly two leaves
+//	             2 READs of whole leaves. A speculative miss, a torn read
+//	             or a split leaf adds a round of READs; an interval that
+//	             holds fewer than n entries (sparse keys) adds rounds of
+//	             whole leaves
 //
 // # Hotspot buffer (hotness-aware speculative read)
 //
@@ -108,6 +117,32 @@
 // at 1 under a new fingerprint); a new slot takes a free way of its
 // bucket or replaces the least frequently used one. A speculative READ
 // that finds another key drops the slot's entry.
+//
+// # Range query
+//
+// CHIME's range query (src/Tree.cpp, Tree::range_query, built with
+// FINE_GRAINED_RANGE_QUERY and GREEDY_RANGE_QUERY on, as the DMTree
+// artifact's CHIME/exp/params/common.json builds it) takes [from, to);
+// DMTree's driver (CHIME/test/ycsbc.cpp) passes [key, key+scan length),
+// which holds the scan's records on its dense scan keys. Scan does the
+// same with start+n, keys read as big-endian integers. The query takes
+// the cached level-1 nodes the interval meets (search_range_from_cache)
+// and from their separators the leaves and each leaf's fences. A leaf
+// the interval covers whole is read whole; in a leaf at either end it
+// hashes every key of the interval that falls there and reads that key's
+// neighbourhood, or the slot the hotspot buffer names for it (probing
+// the key's neighbourhood there: charged a cache lookup per bucket the
+// query has not probed yet, as later probes of a bucket hit the CPU
+// cache). A leaf's slot runs are merged, then joined while the join stays
+// within maxLeafEntryPerIO, half a leaf's bytes in entries (include/
+// Common.h: greedySizePerIO = transLeafSize / 2): one READ may carry
+// gaps rather than pay a READ per run. All READs go out in one doorbell
+// (DSM::read_batches_sync). A READ whose versions do not check is read
+// again in the next round; a speculative READ that missed its key has the
+// key's neighbourhood read in the next round; every key found is recorded
+// in the hotspot buffer (add_to_cache). Once a leaf's keys of the
+// interval have covered all its slots the rest are not hashed, as they
+// would not change the READ.
 //
 // # Read delegation and write combining
 //
@@ -195,8 +230,24 @@
 //     The READ is one round trip either way; only its bytes differ
 //     (about 300 B against 35 B with the DMTree setup).
 //   - Leaves never merge; deletes leave empty slots for later inserts.
-//   - Scans follow sibling pointers one leaf at a time instead of reading
-//     the leaves a cached internal node names in parallel.
+//   - Range queries: a level-1 node of the interval that the cache lacks
+//     is READ on the way down and cached, and the query goes on; CHIME
+//     (range_query, "FIXME ... all internal nodes are cached") instead
+//     searches every key of the interval one by one when the cache holds
+//     none of them. A leaf whose replica shows a high fence below what
+//     its cached parent said has split: the parent is dropped and the
+//     sibling read in the next round; CHIME reads no leaf metadata here
+//     and ends with a search of every key of the interval it did not find
+//     (a split's moved keys among them; with sparse keys, every absent
+//     key, up to n-1 searches for nothing). An interval holding fewer than
+//     n entries (sparse keys) is followed by whole leaves in key order,
+//     ceil(missing/span) per doorbell, until n are found: CHIME returns
+//     the interval's entries only. A torn READ, node versions that differ
+//     between a leaf's READs or a key seen twice (a hopscotch move in
+//     flight; CHIME checks hop bitmaps, which dmbench's entries lack)
+//     re-reads all of that leaf's READs; CHIME re-reads the one segment.
+//     The hotspot probe covers the key's N slots as searches do; CHIME's
+//     search_idx_from_cache probes N+1 (its upper bound is inclusive).
 //   - Bulk load fills leaves and internal nodes to three quarters.
 //
 // # Memory semantics

@@ -172,3 +172,73 @@ func hotSlots(h *hotspotBuffer, k []byte, drop bool) int {
 	}
 	return slot
 }
+
+// Golden verb counts of scans with a warm cache, on dense keys (DMTree's
+// scan workloads), so that the interval [start, start+n) holds n keys: a
+// scan of one key READs its neighbourhood, or once the hotspot buffer
+// knows its slot that one entry; a scan whose interval is exactly two
+// leaves READs both whole in one doorbell.
+func TestScanVerbs(t *testing.T) {
+	cfg := transport.Config{ComputeNodes: 1, MemoryNodes: 1, Threads: 1, MemoryCores: 1, ComputeCores: 1, MemoryBytes: 64 << 20}
+	f, err := sim.New(cfg, sim.CX6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	x := build(t, f, map[string]string{"span": "32"})
+	dense := func(i uint64) []byte { return binary.BigEndian.AppendUint64(nil, i+1) }
+	if err := x.BulkLoad(f.Setup(1), indextest.Pairs(1000, dense, dense)); err != nil {
+		t.Fatal(err)
+	}
+	g := &x.g
+	one := uint64(400)
+	for g.home(dense(one))+g.nbr > g.span {
+		one++
+	}
+	var lo []byte // a separator of the level-1 node: two leaves from it
+	var two int
+	scan := func(start []byte, n int) func(c indexes.Client) error {
+		return func(c indexes.Client) error {
+			got := 0
+			err := c.Scan(start, n, func(k, _ []byte) bool {
+				if want := binary.BigEndian.Uint64(start) + uint64(got); binary.BigEndian.Uint64(k) != want {
+					t.Errorf("scan from %x: entry %d is %x", start, got, k)
+				}
+				got++
+				return true
+			})
+			if err == nil && got != n {
+				err = fmt.Errorf("scan from %x: %d entries, want %d", start, got, n)
+			}
+			return err
+		}
+	}
+	ops := []indextest.Op[indexes.Client]{
+		{Name: "scan of 1", Do: func(c indexes.Client) error { return scan(dense(one), 1)(c) }},
+		{Name: "speculative scan of 1", Do: func(c indexes.Client) error { return scan(dense(one), 1)(c) }},
+		{Name: "scan of two leaves", Do: func(c indexes.Client) error { return scan(lo, two)(c) }},
+	}
+	warm := func(c indexes.Client, ep transport.Endpoint) {
+		if _, _, err := c.Search(dense(700)); err != nil {
+			t.Fatal(err)
+		}
+		n := x.caches[ep.Node()].find(1, dense(700))
+		i := n.upper(dense(700))
+		lo = n.keys[i]
+		two = int(binary.BigEndian.Uint64(n.keys[i+2]) - binary.BigEndian.Uint64(lo))
+	}
+	got := indextest.VerbsPerOp(t, f, 1, x.NewClient, warm, ops)
+	whole := g.segments(0, g.span)[0]
+	// The first scan recorded the key's slot in the hotspot buffer.
+	entryLo, entryHi := g.slotRange(hotSlots(x.hot[1], dense(one), false))
+	want := []transport.VerbCount{
+		{Count: 1, BytesIn: neighbourhoodBytes(g, dense(one))},
+		{Count: 1, BytesIn: uint64(entryHi - entryLo)},
+		{Count: 2, BytesIn: 2 * uint64(whole.hi-whole.lo)},
+	}
+	for i, w := range want {
+		if got[i][transport.VerbRead] != w || got[i].Verbs() != w.Count {
+			t.Errorf("%s: got %+v, want only %d READs of %d bytes", ops[i].Name, got[i], w.Count, w.BytesIn)
+		}
+	}
+}
