@@ -231,10 +231,10 @@
 //     (about 300 B against 35 B with the DMTree setup).
 //   - Leaves never merge; deletes leave empty slots for later inserts.
 //   - Range queries: a level-1 node of the interval that the cache lacks
-//     is READ on the way down and cached, and the query goes on; CHIME
-//     (range_query, "FIXME ... all internal nodes are cached") instead
-//     searches every key of the interval one by one when the cache holds
-//     none of them. A leaf whose replica shows a high fence below what
+//     is READ on the way down and cached, and the query goes on; CHIME's
+//     range_query, which assumes every internal node is cached (its code
+//     marks the fallback as a known gap), instead searches every key of
+//     the interval one by one when the cache holds none of them. A leaf whose replica shows a high fence below what
 //     its cached parent said has split: the parent is dropped and the
 //     sibling read in the next round; CHIME reads no leaf metadata here
 //     and ends with a search of every key of the interval it did not find
