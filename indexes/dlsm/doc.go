@@ -191,7 +191,9 @@
 //     the memtables and the index blocks only (no verb), under a per-key
 //     stripe lock so two of them cannot interleave on one key. The check
 //     is charged as a Get's table-cache, filter and index work without
-//     the READ, work the artifact's writes do not do.
+//     the READ, work the artifact's writes do not do. The lock covers the
+//     check and the memtable insert only, not the flush and compactions
+//     the write may then drive, which no Put of the artifact waits for.
 //   - Per-Get work below the cost table's resolution is not charged: the
 //     LookupKey and value copies, the index iterator's heap allocation,
 //     the std::map search for the table's remote region (Find_Remote_MR)

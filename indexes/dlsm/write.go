@@ -21,35 +21,50 @@ func (s *shard) write(ep transport.Endpoint, op opKind, key, val []byte) error {
 	if op == opDelete {
 		kind = kindDelete
 	}
-	if op == opUpdate || op == opDelete {
-		l := &s.stripes[bloomHash(key)%stripes]
-		l.Lock(ep)
-		defer l.Unlock()
-		_, found, err := s.lookup(ep, key, false)
-		if err != nil {
-			return err
-		}
-		if !found {
-			return indexes.ErrNotFound
-		}
-	}
 	r := record{key: bytes.Clone(key), kind: kind, val: bytes.Clone(val)}
 	if kind == kindDelete {
 		r.val = nil
 	}
-	return s.put(ep, r)
+	var flush *memtable
+	if op == opUpdate || op == opDelete {
+		l := &s.stripes[bloomHash(key)%stripes]
+		l.Lock(ep)
+		_, found, err := s.lookup(ep, key, false)
+		if err == nil && !found {
+			err = indexes.ErrNotFound
+		}
+		if err == nil {
+			flush = s.put(ep, r)
+		}
+		l.Unlock()
+		if err != nil {
+			return err
+		}
+	} else {
+		flush = s.put(ep, r)
+	}
+	if flush == nil {
+		return nil
+	}
+	// The stripe lock covers the check and the memtable insert only:
+	// the flush and compactions this write drives are dLSM's background
+	// work, which no Put of the artifact waits for.
+	if err := s.flush(ep, flush); err != nil {
+		return err
+	}
+	return s.compact(ep)
 }
 
 // put inserts r into the memtable, switching a full memtable to the
 // immutable list first (dLSM's optimistic memtable switching: the writer
-// that finds it full switches it). The writer that switched flushes the
-// immutable memtable and, when compaction is due and none runs, drives
-// compactions until none is due: dmbench has no background threads, so
-// the thread that made the work does it (dLSM hands both to background
-// threads). Writes stall while the immutable list is full or level 0 is
-// at the stop trigger, and sleep once while level 0 is past the
-// slowdown trigger.
-func (s *shard) put(ep transport.Endpoint, r record) error {
+// that finds it full switches it), and returns the memtable it switched,
+// if any. The writer that switched flushes that memtable and, when
+// compaction is due and none runs, drives compactions until none is due:
+// dmbench has no background threads, so the thread that made the work
+// does it (dLSM hands both to background threads). Writes stall while
+// the immutable list is full or level 0 is at the stop trigger, and
+// sleep once while level 0 is past the slowdown trigger.
+func (s *shard) put(ep transport.Endpoint, r record) *memtable {
 	f := &s.x.f
 	slept := false
 	var flush *memtable
@@ -85,13 +100,7 @@ func (s *shard) put(ep transport.Endpoint, r record) error {
 			break
 		}
 	}
-	if flush != nil {
-		if err := s.flush(ep, flush); err != nil {
-			return err
-		}
-		return s.compact(ep)
-	}
-	return nil
+	return flush
 }
 
 // flush writes an immutable memtable to remote memory as an SSTable with
