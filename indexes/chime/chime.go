@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/dmbench/dmbench/indexes"
+	"github.com/dmbench/dmbench/indexes/combine"
 	"github.com/dmbench/dmbench/transport"
 )
 
@@ -48,7 +49,7 @@ type Chime struct {
 	allocs    []*transport.Allocator
 	caches    []*nodeCache     // per compute node, indexed by NodeID
 	hot       []*hotspotBuffer // per compute node
-	comb      []*combining     // per compute node; nil entries without combine
+	comb      combine.Nodes    // nil without combine
 	leaves    atomic.Uint64
 	inners    atomic.Uint64
 }
@@ -76,15 +77,14 @@ func New(env indexes.Env, p indexes.Params) (indexes.Index, error) {
 	x.allocs = make([]*transport.Allocator, n)
 	x.caches = make([]*nodeCache, n)
 	x.hot = make([]*hotspotBuffer, n)
-	x.comb = make([]*combining, n)
 	hotBudget := uint64(float64(env.CacheBytes) * p.Float("hotspot"))
 	for i := range n {
 		x.allocs[i] = transport.NewAllocator(f, 0)
 		x.caches[i] = newNodeCache(env.CacheBytes-hotBudget, x.ig.bytes)
 		x.hot[i] = newHotspotBuffer(hotBudget)
-		if p.Bool("combine") {
-			x.comb[i] = newCombining()
-		}
+	}
+	if p.Bool("combine") {
+		x.comb = combine.NewNodes(cfg, combine.ReadWindow)
 	}
 	if env.Attach {
 		// The root pointer in the meta area is the tree's only entry
@@ -127,7 +127,7 @@ func (x *Chime) Info() indexes.Info {
 // NewClient makes a client for one coroutine.
 func (x *Chime) NewClient(ep transport.Endpoint) indexes.Client {
 	n := ep.Node()
-	return &client{x: x, ep: ep, g: &x.g, cache: x.caches[n], hot: x.hot[n], comb: x.comb[n], alloc: x.allocs[n]}
+	return &client{x: x, ep: ep, g: &x.g, cache: x.caches[n], hot: x.hot[n], comb: x.comb.Client(ep), alloc: x.allocs[n]}
 }
 
 // client runs the operations of one coroutine.
@@ -137,9 +137,8 @@ type client struct {
 	g     *geometry
 	cache *nodeCache
 	hot   *hotspotBuffer
-	comb  *combining // nil without combine
 	alloc *transport.Allocator
-	// cut closes the combining round the client leads, if any, and
-	// returns the combining buffer (combine.go).
-	cut func() []byte
+	// comb is the compute node's local lock table (combine.go); it runs
+	// every operation on its own without combine.
+	comb combine.Client
 }

@@ -34,7 +34,7 @@ func (c *client) search(key []byte) ([]byte, bool, error) {
 		}
 		c.ep.Compute(int64(len(slots)) * cost.CacheLookup()) // a bucket per slot
 		if slot, ok := c.hot.lookup(leaf, slots, fp); ok {
-			c.combined(nil) // the READ below decides a delegated answer
+			c.comb.CutRead() // the READ below decides a delegated answer
 			val, hit, err := c.speculative(leaf, slot, key)
 			if err != nil {
 				return nil, false, err
@@ -47,7 +47,7 @@ func (c *client) search(key []byte) ([]byte, bool, error) {
 		}
 	}
 	for {
-		c.combined(nil)
+		c.comb.CutRead()
 		w, err := c.readWindow(leaf, h, c.g.nbr)
 		if errors.Is(err, errTorn) {
 			continue

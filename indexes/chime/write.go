@@ -76,12 +76,12 @@ func (c *client) writeLeaf(kind writeKind, leaf transport.GAddr, h int, key, val
 	case i >= 0 && kind == opDelete:
 		w.set(i, nil, nil)
 	case i >= 0:
-		w.set(i, key, c.combined(val))
+		w.set(i, key, c.comb.CutWrite(val))
 	case kind != opInsert:
-		c.combined(nil) // absent for as long as the lock is held
+		c.comb.CutWrite(nil) // absent for as long as the lock is held
 		return 0, indexes.ErrNotFound
 	default:
-		val = c.combined(val)
+		val = c.comb.CutWrite(val)
 		placed := w.insert(key, val, h, c.home)
 		if !placed && len(w.slots) < c.g.span {
 			// The bitmap promised room the neighbourhood cannot reach:

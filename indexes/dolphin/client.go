@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/dmbench/dmbench/cost"
+	"github.com/dmbench/dmbench/indexes/combine"
 	"github.com/dmbench/dmbench/transport"
 )
 
@@ -24,9 +25,8 @@ type client struct {
 	alloc *transport.Allocator
 	cpu   int64 // local work charged but not yet handed to Compute
 
-	comb *combining    // the node's local lock table; nil when off
-	cut  func() []byte // closes the combining round this client leads
-	wval []byte        // the value the current insert or update writes
+	comb combine.Client // the node's local lock table (combine.go)
+	wval []byte         // the value the current insert or update writes
 }
 
 func leUint64(b []byte) uint64 { return binary.LittleEndian.Uint64(b) }
@@ -325,7 +325,7 @@ func (c *client) find(key []byte, hold bool) (found, error) {
 // versions) in one batch; busy when an SMO held Spear, whose +1 it undoes.
 func (c *client) readLeaf(a transport.GAddr, hold bool) (img leafImage, held, busy bool, err error) {
 	if !hold {
-		c.combined(nil)
+		c.comb.CutRead()
 		img = make(leafImage, c.l.leafBytes)
 		if err := c.read(img, a); err != nil {
 			return nil, false, false, fmt.Errorf("reading leaf %v: %w", a, err)
@@ -339,7 +339,7 @@ func (c *client) readLeaf(a transport.GAddr, hold bool) (img leafImage, held, bu
 	img = make(leafImage, c.l.leafBytes)
 	// This READ decides whether the key is live and in which slot: a
 	// write round closes here and takes its value (see combine.go).
-	c.wval = c.combined(c.wval)
+	c.wval = c.comb.CutWrite(c.wval)
 	ops := []transport.Op{transport.FAAOp(c.l.lockAddr(a), 1), transport.ReadOp(img[:n], a)}
 	if err := c.post(ops...); err != nil {
 		return nil, false, false, fmt.Errorf("locking and reading leaf %v: %w", a, err)
@@ -431,10 +431,10 @@ func (c *client) findParent(key []byte, targets ...transport.GAddr) (*inode, int
 // parent, and the round must close before the READ that decides it.
 // Outside a round the parent's READ in this operation decided it.
 func (c *client) stillPoints(parent *step, leaf transport.GAddr, hold bool) (bool, error) {
-	if c.cut == nil || hold {
+	if !c.comb.Reading() || hold {
 		return true, nil
 	}
-	c.combined(nil)
+	c.comb.CutRead()
 	var hdr, w [8]byte
 	// The slot first: a header still current after it shows the slot was.
 	if err := c.post(transport.ReadOp(w[:], c.l.slotAddr(parent.n, parent.idx)), transport.ReadOp(hdr[:], parent.n.addr)); err != nil {

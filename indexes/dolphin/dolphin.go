@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/dmbench/dmbench/indexes"
+	"github.com/dmbench/dmbench/indexes/combine"
 	"github.com/dmbench/dmbench/transport"
 )
 
@@ -43,7 +44,7 @@ type Index struct {
 	setupMem *transport.Allocator
 
 	caches []*artCache            // by compute node
-	combs  []*combining           // by compute node; nil when combine is off
+	combs  combine.Nodes          // nil when combine is off
 	allocs []*transport.Allocator // by compute node
 	bytes  atomic.Uint64          // memory-side bytes allocated
 }
@@ -80,9 +81,9 @@ func New(env indexes.Env, p indexes.Params) (indexes.Index, error) {
 	for range cfg.ComputeNodes {
 		x.caches = append(x.caches, newARTCache(env.CacheBytes))
 		x.allocs = append(x.allocs, transport.NewAllocator(f, 0))
-		if p.Bool("combine") {
-			x.combs = append(x.combs, newCombining())
-		}
+	}
+	if p.Bool("combine") {
+		x.combs = combine.NewNodes(cfg, combine.ReadWindow)
 	}
 	return x, nil
 }
@@ -156,9 +157,5 @@ func (x *Index) Info() indexes.Info {
 
 // NewClient makes a client for one coroutine.
 func (x *Index) NewClient(ep transport.Endpoint) indexes.Client {
-	c := &client{x: x, l: &x.l, ep: ep, cache: x.cacheOf(ep.Node()), alloc: x.allocOf(ep.Node())}
-	if i := x.cn(ep.Node()); i >= 0 && i < len(x.combs) {
-		c.comb = x.combs[i]
-	}
-	return c
+	return &client{x: x, l: &x.l, ep: ep, cache: x.cacheOf(ep.Node()), alloc: x.allocOf(ep.Node()), comb: x.combs.Client(ep)}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/dmbench/dmbench/indexes"
+	"github.com/dmbench/dmbench/indexes/combine"
 	"github.com/dmbench/dmbench/transport"
 )
 
@@ -21,10 +22,7 @@ func (c *client) Search(key []byte) ([]byte, bool, error) {
 	if err := c.checkKey(key); err != nil {
 		return nil, false, err
 	}
-	if c.comb != nil {
-		return c.delegatedSearch(key)
-	}
-	return c.search(key)
+	return c.comb.Search(key, func() ([]byte, bool, error) { return c.search(key) })
 }
 
 func (c *client) search(key []byte) ([]byte, bool, error) {
@@ -53,10 +51,7 @@ func (c *client) Update(key, val []byte) error {
 	if err := c.checkKey(key); err != nil {
 		return err
 	}
-	if c.comb != nil {
-		return c.combinedWrite(false, key, val, c.update)
-	}
-	return c.update(key, val)
+	return c.comb.Write(combine.Update, key, val, func() error { return c.update(key, val) })
 }
 
 func (c *client) update(key, val []byte) error {
@@ -126,10 +121,7 @@ func (c *client) Insert(key, val []byte) error {
 	if err := c.checkKey(key); err != nil {
 		return err
 	}
-	if c.comb != nil {
-		return c.combinedWrite(true, key, val, c.insert)
-	}
-	return c.insert(key, val)
+	return c.comb.Write(combine.Insert, key, val, func() error { return c.insert(key, val) })
 }
 
 func (c *client) insert(key, val []byte) error {
@@ -184,7 +176,7 @@ func (c *client) claim(f found, key, val []byte, from int) (bool, error) {
 			if c.l.valLines > 0 {
 				ver = c.l.valueVersion(f.img, j) + 1
 			}
-			buf := c.l.encodeValue(make([]byte, 0, c.l.valStride), c.combined(c.wval), ver)
+			buf := c.l.encodeValue(make([]byte, 0, c.l.valStride), c.comb.CutWrite(c.wval), ver)
 			live := make([]byte, 8)
 			putUint64(live, keyWord(stateLive, b))
 			return true, c.post(

@@ -37,7 +37,7 @@ func (c *client) insertLeaf(key, val []byte, f found) (bool, error) {
 	if !f.other && f.d.mismatch < 0 && n.depth() == c.l.keySize-1 {
 		return false, fmt.Errorf("special node %v covers no leaf for %x", n.addr, key)
 	}
-	leaf, err := c.newLeaf(key, c.combined(c.wval))
+	leaf, err := c.newLeaf(key, c.comb.CutWrite(c.wval))
 	if err != nil {
 		return false, err
 	}

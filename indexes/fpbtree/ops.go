@@ -5,6 +5,7 @@ import (
 
 	"github.com/dmbench/dmbench/cost"
 	"github.com/dmbench/dmbench/indexes"
+	"github.com/dmbench/dmbench/indexes/combine"
 )
 
 // fingerprint hashes key to its fingerprint.
@@ -38,7 +39,7 @@ func (c *Client) search(key []byte) ([]byte, bool, error) {
 	for {
 		var tbl Table
 		fresh := true
-		c.combined(nil) // the READs below decide the delegated answer
+		c.comb.CutRead() // the READs below decide the delegated answer
 		if primary {
 			tbl, err = c.primaryTable(r)
 		} else {
@@ -140,18 +141,18 @@ func (c *Client) write(kind writeKind, key, val []byte) error {
 		case slot >= 0 && kind == kindDelete:
 			return c.deleteSlot(r, &tbl, slot)
 		case slot >= 0:
-			if err := c.writeEntry(r, slot, true, key, c.combined(val)); err != nil {
+			if err := c.writeEntry(r, slot, true, key, c.comb.CutWrite(val)); err != nil {
 				return err
 			}
 			return c.unlockLeaf(r)
 		case kind != kindInsert:
-			c.combined(nil) // absent for as long as the lock is held
+			c.comb.CutWrite(nil) // absent for as long as the lock is held
 			if err := c.unlockLeaf(r); err != nil {
 				return err
 			}
 			return indexes.ErrNotFound
 		}
-		val = c.combined(val)
+		val = c.comb.CutWrite(val)
 		empty := bytes.IndexByte(tbl.FPs, 0)
 		if empty < 0 {
 			return c.split(r, &tbl, key, val)
@@ -183,26 +184,17 @@ func (c *Client) deleteSlot(r ref, tbl *Table, i int) error {
 
 // Search returns key's value.
 func (c *Client) Search(key []byte) ([]byte, bool, error) {
-	if c.t.opts.Combine {
-		return c.delegatedSearch(key)
-	}
-	return c.search(key)
+	return c.comb.Search(key, func() ([]byte, bool, error) { return c.search(key) })
 }
 
 // Insert adds key or replaces its value.
 func (c *Client) Insert(key, val []byte) error {
-	if c.t.opts.Combine {
-		return c.combinedWrite(kindInsert, key, val)
-	}
-	return c.write(kindInsert, key, val)
+	return c.comb.Write(combine.Insert, key, val, func() error { return c.write(kindInsert, key, val) })
 }
 
 // Update replaces key's value.
 func (c *Client) Update(key, val []byte) error {
-	if c.t.opts.Combine {
-		return c.combinedWrite(kindUpdate, key, val)
-	}
-	return c.write(kindUpdate, key, val)
+	return c.comb.Write(combine.Update, key, val, func() error { return c.write(kindUpdate, key, val) })
 }
 
 // Delete removes key.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/dmbench/dmbench/cost"
+	"github.com/dmbench/dmbench/indexes/combine"
 	"github.com/dmbench/dmbench/transport"
 )
 
@@ -14,10 +15,9 @@ type Client struct {
 	ep    transport.Endpoint
 	ns    *nodeState
 	alloc *transport.Allocator
-	// cut is the write-combining or read-delegation round the client
-	// leads, if any: its Snapshot closes the round and returns the
-	// combining buffer (combine.go).
-	cut interface{ Snapshot() []byte }
+	// comb is the compute node's local lock table (combine.go); it runs
+	// every operation on its own without Options.Combine.
+	comb combine.Client
 
 	// Buffers reused from one operation to the next, so that a search
 	// allocates little more than the value it returns. A client is one

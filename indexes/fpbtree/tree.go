@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/dmbench/dmbench/indexes"
+	"github.com/dmbench/dmbench/indexes/combine"
 	"github.com/dmbench/dmbench/transport"
 )
 
@@ -42,16 +43,16 @@ type Tree struct {
 	root   transport.GAddr
 	allocs []*transport.Allocator // per node, indexed by NodeID
 	nodes  []*nodeState           // per node, indexed by NodeID
+	comb   combine.Nodes          // nil without Options.Combine
 	leaves atomic.Uint64          // leaves and internal nodes allocated, for Info
 	inners atomic.Uint64
 }
 
 // nodeState is what the clients of one compute node share.
 type nodeState struct {
-	cache   *nodeCache
-	mu      sync.Mutex                     // guards locks; never held across a verb
-	locks   map[transport.GAddr]*localLock // by lock word, while queued
-	combine combining
+	cache *nodeCache
+	mu    sync.Mutex                     // guards locks; never held across a verb
+	locks map[transport.GAddr]*localLock // by lock word, while queued
 }
 
 // NewTree builds an empty tree: one empty leaf under a one-entry root;
@@ -83,7 +84,9 @@ func NewTree(env indexes.Env, o Options) (*Tree, error) {
 			cache: newNodeCache(env.CacheBytes, t.G.NodeSize),
 			locks: map[transport.GAddr]*localLock{},
 		}
-		t.nodes[i].combine.reads.Window = o.ReadWindow
+	}
+	if o.Combine {
+		t.comb = combine.NewNodes(cfg, o.ReadWindow)
 	}
 	if env.Attach {
 		// The tree is in memory already, reachable from the root word
@@ -122,7 +125,7 @@ func (t *Tree) NewClient(ep transport.Endpoint) indexes.Client { return t.Client
 
 // Client makes a client; package dmtree wraps it.
 func (t *Tree) Client(ep transport.Endpoint) *Client {
-	return &Client{t: t, ep: ep, ns: t.nodes[ep.Node()], alloc: t.allocs[ep.Node()]}
+	return &Client{t: t, ep: ep, ns: t.nodes[ep.Node()], alloc: t.allocs[ep.Node()], comb: t.comb.Client(ep)}
 }
 
 // readRoot READs the root pointer.

@@ -197,7 +197,7 @@ func (c *client) locate(m *model, key []byte) (transport.GAddr, *leaf, int, bool
 			}
 		}
 	}
-	c.closeRead()
+	c.comb.CutRead()
 	leaves, err := c.readLeaves(addrs)
 	if err != nil {
 		return 0, nil, 0, false, err

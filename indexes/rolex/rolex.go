@@ -43,8 +43,8 @@ type Rolex struct {
 	maskedCAS bool
 	root      transport.GAddr // word holding the model region's address
 	allocs    []*transport.Allocator
-	nodes     []*nodeState // per compute node, indexed by NodeID
-	comb      []*combining // per compute node; nil entries without combine
+	nodes     []*nodeState  // per compute node, indexed by NodeID
+	comb      combine.Nodes // nil without combine
 	leafBytes atomic.Uint64
 	synLeaves atomic.Uint64
 	modelSize atomic.Uint64
@@ -72,14 +72,13 @@ func New(env indexes.Env, p indexes.Params) (indexes.Index, error) {
 	n := cfg.NodeCount()
 	x.allocs = make([]*transport.Allocator, n)
 	x.nodes = make([]*nodeState, n)
-	x.comb = make([]*combining, n)
 	for i := range n {
 		x.allocs[i] = transport.NewAllocator(f, 0)
 		x.nodes[i] = newNodeState()
 		x.nodes[i].keyBytes = env.KeySize
-		if p.Bool("combine") {
-			x.comb[i] = newCombining()
-		}
+	}
+	if p.Bool("combine") {
+		x.comb = combine.NewNodes(cfg, combine.ReadWindow)
 	}
 	if env.Attach {
 		// The model, the leaves' upper fences and the leaf arrays' bases
@@ -118,7 +117,7 @@ func (x *Rolex) Info() indexes.Info {
 // NewClient makes a client for one coroutine.
 func (x *Rolex) NewClient(ep transport.Endpoint) indexes.Client {
 	n := ep.Node()
-	return &client{x: x, ep: ep, g: &x.g, st: x.nodes[n], comb: x.comb[n], alloc: x.allocs[n], scratch: make([]byte, x.g.logical)}
+	return &client{x: x, ep: ep, g: &x.g, st: x.nodes[n], comb: x.comb.Client(ep), alloc: x.allocs[n], scratch: make([]byte, x.g.logical)}
 }
 
 // client runs the operations of one coroutine.
@@ -130,9 +129,7 @@ type client struct {
 	alloc *transport.Allocator
 	// scratch holds one leaf's logical bytes while it is decoded.
 	scratch []byte
-	comb    *combining // nil without combine
-	// readCut and writeCut are the combining rounds the client leads
-	// while it runs one (combine.go).
-	readCut  *combine.Round[searchResult]
-	writeCut *combine.Round[error]
+	// comb is the compute node's local lock table (combine.go); it runs
+	// every operation on its own without combine.
+	comb combine.Client
 }

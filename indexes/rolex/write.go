@@ -86,7 +86,7 @@ func (c *client) modify(key, val []byte) error {
 		return err
 	}
 	if !ok {
-		c.combined(nil) // absent for as long as the lock is held
+		c.comb.CutWrite(nil) // absent for as long as the lock is held
 		if err := c.ep.Post(c.unlockOp(primary)); err != nil {
 			return fmt.Errorf("unlocking: %w", err)
 		}
@@ -95,7 +95,7 @@ func (c *client) modify(key, val []byte) error {
 	if val == nil {
 		c.g.removeAt(lf, ei)
 	} else {
-		copy(c.g.val(lf, ei), c.combined(val))
+		copy(c.g.val(lf, ei), c.comb.CutWrite(val))
 	}
 	if err := c.ep.Post(c.writeOp(at, lf), c.unlockOp(primary)); err != nil {
 		return fmt.Errorf("writing leaf %v: %w", at, err)
@@ -146,7 +146,7 @@ func (c *client) insert(key, val []byte) error {
 		return err
 	}
 	lf := gr.leaves[j]
-	val = c.combined(val)
+	val = c.comb.CutWrite(val)
 	var ops []transport.Op
 	if ei, ok := c.g.find(lf, key); ok {
 		copy(c.g.val(lf, ei), val)

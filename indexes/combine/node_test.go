@@ -1,0 +1,62 @@
+package combine
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/dmbench/dmbench/transport"
+	"github.com/dmbench/dmbench/transport/sim"
+)
+
+// Three writers of one key on each of two compute nodes: each node's
+// table combines its own writers only, every WRITE carries the last value
+// dropped in on its node, and Nodes.Sizes sums the nodes. Without tables
+// (nil Nodes) every write runs on its own with its own value.
+func TestNodes(t *testing.T) {
+	cfg := transport.Config{ComputeNodes: 2, MemoryNodes: 1, Threads: 3, MemoryCores: 1, ComputeCores: 3, MemoryBytes: 1 << 20}
+	for _, on := range []bool{true, false} {
+		f, err := sim.New(cfg, sim.CX6)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ns Nodes
+		if on {
+			ns = NewNodes(cfg, ReadWindow)
+		}
+		written := map[transport.NodeID][]string{}
+		for _, n := range cfg.ComputeNodeIDs() {
+			for i := range 3 {
+				f.Go(n, i, func(ep transport.Endpoint) {
+					c := ns.Client(ep)
+					ep.Compute(int64(i)) // arrive in order
+					v := []byte{byte('a' + i)}
+					err := c.Write(Update, []byte("k"), v, func() error {
+						written[n] = append(written[n], string(c.CutWrite(v)))
+						ep.Compute(2000) // the remote write, after the cut
+						return nil
+					})
+					if err != nil {
+						t.Error(err)
+					}
+				})
+			}
+		}
+		if err := f.Run(); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		want := []string{"a", "c"}
+		if !on {
+			want = []string{"a", "b", "c"}
+		}
+		for _, n := range cfg.ComputeNodeIDs() {
+			if got := written[n]; !slices.Equal(got, want) {
+				t.Errorf("combining %v: node %d wrote %q; want %q", on, n, got, want)
+			}
+		}
+		_, writes := ns.Sizes()
+		if on && (writes.Rounds() != 4 || writes.Ops() != 6) || !on && writes.Rounds() != 0 {
+			t.Errorf("combining %v: %d write rounds served %d ops; want 4 and 6 (0 without tables)", on, writes.Rounds(), writes.Ops())
+		}
+	}
+}
