@@ -58,8 +58,8 @@
 // # Layout (bytes)
 //
 // Leaves and internal nodes as in package fpbtree (K=24, V=8, span 32: a
-// 2,240-byte leaf with 40-byte entries in 64-byte slots; 1,664-byte
-// internal nodes). The in-leaf table block is unused from variant cache
+// 1,472-byte leaf with packed 40-byte entries; 1,664-byte internal
+// nodes). The in-leaf table block is unused from variant cache
 // on. A table block on a compute node, at a 64-byte slot of "dmtree-fp":
 //
 //	[0, 32)   fingerprints, one per leaf slot (0 = empty)

@@ -19,7 +19,7 @@
 //	[40+2K, 48+2K)  CRC of the header (it spans two cachelines)
 //	padding to H = roundup(48+2K, 64)                      (K=24: H = 128)
 //	[H, H+T)        fingerprint-table block, T = roundup(S, 8) + 24:
-//	                  S fingerprints (0 = empty slot), pad to 8,
+//	                  S fingerprints (0 = empty slot, 0xff = freed), pad to 8,
 //	                  version ID, CRC of fingerprints+version, lock word last
 //	padding to 64                                          (S=32: T = 56 -> 64)
 //	then S entry slots of stride P:
@@ -27,8 +27,22 @@
 //	                  and a CRC when 8+K+V > 64
 //
 // An entry is 8+K+V bytes (40 with K=24, V=8, as in the DMTree artifact).
-// P is the next power of two (64 for 40-byte entries) so that no entry
-// straddles a cacheline; S=32, K=24, V=8 gives a 2,240-byte leaf.
+// Entries are packed, P = the entry rounded to 8 bytes, as the artifact
+// packs them (DMTree/include/LeafNode.h, get_entry_offset; ENABLE_ENTRY_CRC
+// is off) and as the paper's memory footprint implies (section 5.3: 60.1
+// GB for 10^9 entries): S=32, K=24, V=8 gives a 1,472-byte leaf. A packed
+// entry may straddle two cachelines, and entries of up to 64 bytes carry
+// no CRC (section 3.2.2), so the tree keeps two rules that make a torn
+// READ of one harmless:
+//   - a WRITE to a live slot changes only its value, one aligned word
+//     when V <= 8; with a multi-word value the slot is instead padded to
+//     a power of two so that it never straddles a cacheline;
+//   - a slot a delete frees (fingerprint 0xff) is not reused until a split
+//     or merge rewrites the leaf under a new version, so no reader still
+//     holding the old fingerprint can meet a new entry landing there.
+//
+// A new entry is written before its fingerprint is, so no reader looks at
+// it while it lands.
 //
 // Internal node, on a memory node: version, sibling, level and count,
 // flags, low and high fences (32+2K bytes), I entries of K+24 bytes (key,
@@ -95,9 +109,15 @@
 //
 // # Deviations
 //
-//   - Entry slots are padded to a power of two so an entry never straddles
-//     a cacheline: the paper packs 40-byte entries (a 1.3 KB leaf), which in
-//     paper memory mode could tear; the padding costs scan bandwidth.
+//   - A slot a delete freed is not reused until the leaf is rewritten (see
+//     Layout), so a leaf with deleted entries splits sooner. The artifact
+//     has no delete.
+//   - Entries of at most 64 bytes with a value of more than 8 bytes (the
+//     16-byte values of Figure 18's 32-byte point) are padded to a power of
+//     two instead of packed (see Layout).
+//   - RebuildTable (compute-node failure) derives fingerprints from the
+//     leaf's valid entries, so it turns freed slots back into empty ones
+//     without a new version.
 //   - Only the bottom internal level is cached (FIFO under Env.CacheBytes),
 //     as DMTree does; the paper does not say how its FP-B+-tree caches.
 //   - BulkLoad fills nodes to bulk_fill instead of preloading by inserts.

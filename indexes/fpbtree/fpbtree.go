@@ -19,7 +19,7 @@ var Params = []indexes.Param{
 
 // PaperMode says why the tree relies on 64-byte cacheline atomicity.
 func PaperMode(indexes.Params) string {
-	return "leaf entries of up to 64 bytes (the default 8- and 24-byte keys) carry no CRC, as in the paper: a READ of one relies on its cacheline landing whole"
+	return "leaf entries of up to 64 bytes (the default 8- and 24-byte keys) carry no CRC, as in the paper: a READ of one relies on each cacheline, and so the one word a WRITE changes, landing whole"
 }
 
 func init() {

@@ -17,7 +17,7 @@ type Geometry struct {
 	Span     int // entries per leaf
 	ISpan    int // entries per internal node
 	Entry    int // entry bytes: meta + key + value (+ CRC past a cacheline)
-	Stride   int // entry slot spacing: never lets an entry straddle a cacheline
+	Stride   int // entry slot spacing: packed (Entry rounded to 8) unless a multi-word value must not straddle a cacheline
 	HasCRC   bool
 	LeafHdr  int // leaf header bytes (64-aligned)
 	Table    int // fingerprint-table block bytes (fps, version, CRC, lock)
@@ -36,11 +36,26 @@ func roundUp(x, a int) int { return (x + a - 1) / a * a }
 func NewGeometry(k, v, span, ispan int) Geometry {
 	g := Geometry{K: k, V: v, Span: span, ISpan: ispan}
 	g.Entry = 8 + k + v
-	if g.Entry > transport.CachelineBytes {
+	switch {
+	case g.Entry > transport.CachelineBytes:
+		// Past a cacheline the CRC finds a torn READ, wherever the
+		// entry starts.
 		g.HasCRC = true
 		g.Entry += 8
-		g.Stride = roundUp(g.Entry, transport.CachelineBytes)
-	} else {
+		g.Stride = roundUp(g.Entry, 8)
+	case v <= 8:
+		// Packed as the artifact packs them (a 40-byte entry with
+		// DMTree's keys), so an entry may straddle two cachelines.
+		// Without a CRC that is safe only because every field a WRITE
+		// of a live slot changes is one aligned word (the value; the
+		// meta word and key stay) and a slot is never reused while a
+		// reader may still hold its fingerprint (fpFreed).
+		g.Stride = roundUp(g.Entry, 8)
+	default:
+		// A multi-word value could land torn across a cacheline
+		// boundary: its slot is padded to a power of two so it never
+		// straddles one, the cacheline atomicity the paper's
+		// CRC-free entries rely on.
 		g.Stride = 8
 		for g.Stride < g.Entry {
 			g.Stride *= 2
@@ -186,18 +201,33 @@ func (g *Geometry) decodeEntry(b []byte) (entry, bool) {
 	return e, true
 }
 
-// Fingerprint is the 1-byte hash of a key; 0 marks an empty slot. FNV,
-// not cost.Hash, so that placement never depends on a process seed.
+// Fingerprint is the 1-byte hash of a key, in [1, fpFreed): 0 marks an
+// empty slot and fpFreed a freed one. FNV, not cost.Hash, so that
+// placement never depends on a process seed.
 func Fingerprint(key []byte) byte {
 	h := fnv.New64a()
 	h.Write(key)
 	s := h.Sum64()
 	fp := byte(s) ^ byte(s>>8) ^ byte(s>>16) ^ byte(s>>24) ^ byte(s>>32) ^ byte(s>>40) ^ byte(s>>48) ^ byte(s>>56)
-	if fp == 0 {
+	switch fp {
+	case 0:
 		fp = 1
+	case fpFreed:
+		fp = fpFreed - 1
 	}
 	return fp
 }
+
+// fpFreed marks a slot whose entry a delete removed. Inserts do not reuse
+// it until a split or merge rewrites the leaf under a new version: a
+// reader that took the old fingerprint from a table may still be about to
+// READ the slot, and a new entry landing in a packed slot that straddles
+// two cachelines could reach it half old, half new, with nothing in the
+// entry to tell (no CRC, same version).
+const fpFreed = 0xff
+
+// occupied reports whether a slot's fingerprint names an entry.
+func occupied(fp byte) bool { return fp != 0 && fp != fpFreed }
 
 // Internal node: header words, fences, entries, CRC, lock word last (at
 // the end of the node, DMTree section 3.3).

@@ -58,7 +58,7 @@ func (c *Client) merge(r ref, tbl *Table) (merged bool, err error) {
 	zk, zv := make([]byte, g.K), make([]byte, g.V)
 	for i := range g.Span {
 		e, _ := g.decodeEntry(rimg[g.entryOff(i):])
-		if rt.FPs[i] != 0 && e.valid {
+		if occupied(rt.FPs[i]) && e.valid {
 			g.encodeEntry(limg[g.entryOff(i):], true, nv, bytes.Clone(e.key), bytes.Clone(e.val))
 			lt.FPs[i] = rt.FPs[i]
 		} else {

@@ -2,6 +2,7 @@ package fpbtree
 
 import (
 	"bytes"
+	"slices"
 
 	"github.com/dmbench/dmbench/cost"
 	"github.com/dmbench/dmbench/indexes"
@@ -165,15 +166,15 @@ func (c *Client) write(kind writeKind, key, val []byte) error {
 	}
 }
 
-// deleteSlot empties slot i (entry first, then its fingerprint, so an
-// empty fingerprint always means an empty entry) and merges the leaf into
-// its right neighbour's place when it is left with no entries.
+// deleteSlot frees slot i (entry first, then its fingerprint, so a freed
+// fingerprint always means an invalid entry) and merges the leaf into its
+// right neighbour's place when it is left with no entries.
 func (c *Client) deleteSlot(r ref, tbl *Table, i int) error {
 	if err := c.invalidateEntry(r, i); err != nil {
 		return err
 	}
-	tbl.FPs[i] = 0
-	if bytes.Count(tbl.FPs, []byte{0}) == len(tbl.FPs) && !r.inf {
+	tbl.FPs[i] = fpFreed
+	if !slices.ContainsFunc(tbl.FPs, occupied) && !r.inf {
 		merged, err := c.merge(r, tbl)
 		if err != nil || merged {
 			return err

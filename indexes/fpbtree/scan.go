@@ -83,12 +83,12 @@ func (c *Client) scanLeaf(r ref) ([]kv, uint64, error) {
 		img := make([]byte, g.LeafSize)
 		var ops []transport.Op
 		for s := 0; s < g.Span; {
-			if tbl.FPs[s] == 0 {
+			if !occupied(tbl.FPs[s]) {
 				s++
 				continue
 			}
 			e := s + 1
-			for e < g.Span && (tbl.FPs[e] != 0 || e+1 < g.Span && tbl.FPs[e+1] != 0) {
+			for e < g.Span && (occupied(tbl.FPs[e]) || e+1 < g.Span && occupied(tbl.FPs[e+1])) {
 				e++
 			}
 			lo, hi := g.entryOff(s), g.entryOff(e-1)+g.Entry
@@ -122,7 +122,7 @@ func (c *Client) liveEntries(img []byte, version uint64, fps []byte) ([]kv, bool
 	g := &c.t.G
 	var out []kv
 	for i := range g.Span {
-		if fps != nil && fps[i] == 0 {
+		if fps != nil && !occupied(fps[i]) {
 			continue
 		}
 		e, ok := g.decodeEntry(img[g.entryOff(i):])

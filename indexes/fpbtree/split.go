@@ -55,7 +55,7 @@ func (c *Client) split(r ref, tbl *Table, key, val []byte) error {
 	}
 	live := []kv{{bytes.Clone(key), bytes.Clone(val)}}
 	for i := range g.Span {
-		if tbl.FPs[i] == 0 {
+		if !occupied(tbl.FPs[i]) {
 			continue
 		}
 		e, _ := g.decodeEntry(img[g.entryOff(i):])
@@ -100,7 +100,7 @@ func (c *Client) split(r ref, tbl *Table, key, val []byte) error {
 	lt := Table{FPs: make([]byte, g.Span), Version: nv}
 	for i := range g.Span {
 		e, _ := g.decodeEntry(img[g.entryOff(i):])
-		if tbl.FPs[i] != 0 && e.valid && bytes.Compare(e.key, splitKey) < 0 {
+		if occupied(tbl.FPs[i]) && e.valid && bytes.Compare(e.key, splitKey) < 0 {
 			g.encodeEntry(img[g.entryOff(i):], true, nv, bytes.Clone(e.key), bytes.Clone(e.val))
 			lt.FPs[i] = tbl.FPs[i]
 		} else {
