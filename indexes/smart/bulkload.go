@@ -13,7 +13,8 @@ import (
 // BulkLoad builds the tree of kvs (increasing keys) into an empty index
 // through ep, outside simulated time: the radix tree the artifact's
 // loading inserts would leave, each node of the smallest type that holds
-// its children, prefixes compressed up to 6 bytes per node.
+// its children (of the 256-slot type with variant=dex), prefixes
+// compressed up to 6 bytes per node.
 func (x *Index) BulkLoad(ep transport.Endpoint, kvs iter.Seq2[[]byte, []byte]) error {
 	var keys, vals [][]byte
 	for k, v := range kvs {
@@ -111,6 +112,9 @@ func (l *loader) build(lo, hi, depth int, rev transport.GAddr) (uint64, error) {
 		}
 	}
 	h.typ = typeFor(len(slots) - 1)
+	if x.dex {
+		h.typ = numTypes - 1
+	}
 	full := make([]uint64, capacity(h.typ))
 	copy(full, slots)
 	if err := l.ep.Write(a, encodeNode(rev, h, full)); err != nil {

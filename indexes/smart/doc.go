@@ -3,7 +3,9 @@
 // of DEX (VLDB'24), DMTree (FAST'26) and Dolphin, and P-SMART, the
 // partitioned variant DEX section 8 measures. It follows the paper's
 // design and the artifact (dmemsys/SMART, all options on: adaptive nodes,
-// radix cache, read delegation, write combining, embedded leaf locks).
+// radix cache, read delegation, write combining, embedded leaf locks);
+// variant=dex follows instead the copy of it DEX's evaluation ran (see
+// Variants).
 //
 // # Layout (bytes; 8-byte keys and values unless said)
 //
@@ -199,6 +201,92 @@
 // it, level by level, one doorbell batch of READs per level for every
 // node and leaf in range, one READ per leaf; results are sorted locally.
 //
+// # Variants: DEX's copy of SMART (variant=dex)
+//
+// variant=dmemsys (the default) is everything above: dmemsys/SMART, as
+// the DMTree artifact also runs it (muouim/aefast26 SMART/). variant=dex
+// is the copy DEX's section 8 measured for SMART and P-SMART (Table 2,
+// Figures 6, 7 and 11): baotonglu/dex include/smart/ and src/smart.cpp, with
+// include/ and src/ below meaning that repository. Its code is
+// dmemsys/SMART's, put in a namespace (the radix cache,
+// src/RadixCache.cpp, and the local lock table,
+// include/smart/LocalLockTable.h, are the same code), with these
+// differences, all followed by variant=dex:
+//
+//   - Leaf: the C++ struct unpacked (include/smart/Node.h:28-112, the
+//     packed attribute commented out at :112) with an 8-byte lock word
+//     (:52; NO_MASK at :9): 48 bytes with 8-byte keys and values
+//     (layout.go, newDexLeafLayout). A leaf slot's length is 48
+//     (src/smart.cpp:782) and a leaf READ moves 48 bytes (:183-185); the
+//     allocator still rounds it to a 256-byte block.
+//   - Leaf lock: a plain CAS of that word from 0 to all ones, at the
+//     leaf's lock offset (src/smart.cpp:518, 529-532), retried as is
+//     while it fails (:581-589; here at once, see below); no masked CAS (the masked calls are
+//     commented out, :533-534). The holder unlocks with the update's
+//     WRITE of the whole leaf, the lock word zeroed (:615-618), 48 bytes
+//     from the reverse pointer on, as its READ showed it.
+//   - Node types: smart.h defines TREE_ENABLE_ART (:64) only after it
+//     includes RadixCache.h (:7), which includes Node.h (RadixCache.h:5),
+//     and DEX's CMakeLists.txt never defines it, while dmemsys/SMART's
+//     does (CMakeLists.txt:70). Node.h's node_type_to_num and
+//     num_to_node_type are therefore compiled with every type read as
+//     NODE_256 (Node.h:137-139, 161-163): new nodes are made NODE_256
+//     (src/smart.cpp:885), every node READ fetches 2,064 bytes (:799-801),
+//     every new node is WRITTEN whole (:911-912), a cached copy holds 256
+//     slots (include/smart/NormalCache.h:28-37), and an insert scans 256
+//     slots (src/smart.cpp:361-415), so no node is ever full: the insert
+//     behind and the type switch (:417-441) never run. Bulk loading and
+//     inserts here make every node of the 256-slot type too.
+//   - Prefix split: the old node's header is READ (8 bytes), then changed
+//     by a plain CAS of the whole word that keeps the type bits the READ
+//     showed (src/smart.cpp:336-344), where dmemsys/SMART posts one masked
+//     CAS.
+//   - The type switch's two CASes are plain and one after the other
+//     (src/smart.cpp:1018-1024), not one batch of masked CASes; they
+//     never run (above), and so are not modelled.
+//
+// The rest is as in dmemsys/SMART, and as in the default variant: the
+// radix cache (TREE_ENABLE_CACHE, src/smart.cpp:21; CACHE_ENABLE_ART,
+// RadixCache.h:18; its size in MB from the benchmark, smart_wrapper.h:19-20),
+// read delegation, in-place updates, the embedded lock and write
+// combining on (smart.h:59-63; TREE_TEST_ROWEX_ART off, :60, and
+// TREE_TEST_HOCL_HANDOVER undefined), the search path, and an insert of
+// a present key, which updates it in place (src/smart.cpp:207-248; the
+// wrapper's insert and update both call Tree::insert,
+// smart_wrapper.h:24-39). DEX's copy has no delete (smart_wrapper.h:41-44
+// returns): variant=dex deletes as above, its dead leaf's lock word
+// left at 2 (neither free nor locked). Nor has it code of its own for
+// P-SMART (its benchmark partitions only DEX, test/newbench.cpp:481):
+// partitioned=true is P-SMART as above with either variant. maskedcas
+// has no effect with variant=dex; Info lists it as set.
+//
+// Verbs of variant=dex (golden counts in verbs_test.go), where they
+// differ from those above:
+//
+//   - Search, warm cache: 1 READ of 48 bytes. Cold cache: READ root slot
+//     8, root 2,064, node 2,064, leaf 48 = 4 READs.
+//   - Update: READ leaf 48; CAS the lock word; WRITE the leaf 48 = 3
+//     verbs (112 bytes with the CAS's 8 out and 8 back).
+//   - Insert into a free slot: READ node 2,064; WRITE leaf 48; CAS the
+//     slot = 3 verbs. Never behind a node's capacity.
+//   - Insert where a leaf with another key sits: READ leaf 48; one batch
+//     WRITEs the new node (2,064) and leaf (48); CAS the slot; CAS the old
+//     leaf's reverse pointer = 5 verbs. A key that departs inside a
+//     node's compressed prefix: the batch, CAS the parent slot, READ the
+//     old node's header (8), CAS it, CAS its reverse pointer.
+//   - Delete: READ leaf 48; CAS the lock word; WRITE the leaf 48; CAS the
+//     slot to a tombstone = 4 verbs.
+//   - Scan: nodes are READ whole (2,064 bytes), leaves 48 bytes each.
+//
+// The whole-leaf WRITE carries the reverse pointer the update's READ
+// saw; a leaf split that swung it between that READ and the WRITE is
+// undone, as in DEX's copy. A reader from a cached slot then finds the
+// reverse pointer wrong and reads the slot from memory (a stale cached
+// slot that matches it leads to the same leaf, whose key and validity
+// are checked, and a negative answer is confirmed as above), so answers
+// stay correct; the artifact's repair CAS of reverse pointers, left out
+// here (see below), would also mend it.
+//
 // # Deviations from the artifact, and why
 //
 //   - The range query READs the node its cached slot leads to instead of
@@ -240,23 +328,12 @@
 //     artifact yields to its other coroutines.
 //   - BulkLoad writes the tree the loading inserts would build, out of
 //     simulated time, with each node of the smallest type holding it.
-//   - DEX's copy of SMART (baotonglu/dex include/smart, src/smart.cpp),
-//     which DEX's section 8 measures, differs from dmemsys/SMART in two
-//     ways not followed here. Its leaf is the unpacked struct with an
-//     8-byte lock word (include/smart/Node.h:52, NO_MASK at :9): a leaf
-//     READ moves 48 bytes, an update WRITEs all 48, and the lock is a
-//     plain CAS of that word (src/smart.cpp:531; maskedcas=false comes
-//     closest). Its nodes are all 256-slot: smart.h defines
-//     TREE_ENABLE_ART (:64) only after including Node.h (:7), whose
-//     node_type_to_num then reads every type as NODE_256 (Node.h:137-138,
-//     161-162), where dmemsys/SMART defines it for the compiler
-//     (CMakeLists.txt:70); dense keys fill their nodes anyway, so only
-//     upper nodes and sparse trees READ more there. Its benchmark,
-//     besides, updates a key with the key itself as value over a load
-//     of key+1 (test/newbench.cpp:182, include/smart/smart_wrapper.h:98),
-//     so the skip of an update to the value a leaf holds
-//     (src/smart.cpp:216, done here too) spares every update of a key
-//     but the first; that is the workload's doing, not the index's.
+//   - DEX's benchmark updates a key with the key itself as value over a
+//     load of key+1 (baotonglu/dex test/newbench.cpp:182,
+//     include/smart/smart_wrapper.h:98), so the skip of an update to the
+//     value a leaf holds (src/smart.cpp:216, done here too, in both
+//     variants) spares every update of a key but the first; that is the
+//     workload's doing, not the index's.
 //
 // Strict memory mode needs nothing more: slots, headers and lock words
 // are single aligned words, and a leaf torn by a concurrent WRITE fails

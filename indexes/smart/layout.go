@@ -174,33 +174,70 @@ func slotAddr(nodeAddr transport.GAddr, i int) transport.GAddr {
 //
 // The lock is taken by masked CAS on the aligned 8-byte word holding the
 // lock byte, comparing and setting only its bits.
+//
+// variant=dex lays the leaf out as DEX's copy does (include/smart/Node.h
+// class Leaf, its packed attribute dropped at :112): the C++ struct with
+// its alignment padding, and an 8-byte lock word (Node.h:52) of its own
+// (48 bytes with 8-byte keys and values):
+//
+//	0       reverse pointer (8)
+//	8       valid byte (1), 7 bytes padding
+//	16      CRC-64 of key and value (8)
+//	24      key (K)
+//	V0      value (V, at least 8: a union with a uint64), V0 = 24+K rounded up to 8
+//	L       lock word (8): 0 free, all ones locked, 2 dead; L = V0+V rounded up to 8
 type leafLayout struct {
 	ks, vs   int
-	size     int    // packed bytes, the READ size
+	crc      int    // offset of the CRC
+	key, val int    // offsets of key and value
+	size     int    // bytes, the READ size
 	alloc    uint64 // allocated bytes
+	lockOff  int    // offset of the lock byte (the lock word's low byte with wholeWord)
 	lockWord int    // offset of the word holding the lock byte
 	lockBit  uint64 // lock bit within that word
 	deadBit  uint64
+	// wholeWord: the lock is the whole word at lockWord, and an in-place
+	// WRITE rewrites the whole leaf (variant=dex).
+	wholeWord bool
 }
 
 const (
 	leafRev   = 0
 	leafValid = 8
-	leafCRC   = 9
-	leafKey   = 17
 )
 
+// lockDead is the lock byte of a deleted leaf in both layouts: bit 1, the
+// dead bit of the packed lock byte, and with wholeWord a lock word of 2,
+// neither free (0) nor locked (all ones).
+const lockDead = 2
+
+// dexLocked is a held whole-word lock (variant=dex): DEX's copy CASes
+// the word from 0 to ~0 (src/smart.cpp:531).
+const dexLocked = ^uint64(0)
+
 func newLeafLayout(ks, vs int) leafLayout {
-	l := leafLayout{ks: ks, vs: vs, size: leafKey + ks + vs + 1}
+	l := leafLayout{ks: ks, vs: vs, crc: 9, key: 17}
+	l.val = l.key + ks
+	l.size = l.val + vs + 1
 	l.alloc = roundAlloc(l.size)
-	lockByte := l.size - 1
-	l.lockWord = lockByte &^ 7
-	l.lockBit = 1 << (8 * (lockByte - l.lockWord))
+	l.lockOff = l.size - 1
+	l.lockWord = l.lockOff &^ 7
+	l.lockBit = 1 << (8 * (l.lockOff - l.lockWord))
 	l.deadBit = l.lockBit << 1
 	return l
 }
 
-func (l *leafLayout) lockOff() int { return l.size - 1 }
+// newDexLeafLayout is the leaf of DEX's copy of SMART (variant=dex).
+func newDexLeafLayout(ks, vs int) leafLayout {
+	round8 := func(n int) int { return (n + 7) &^ 7 }
+	l := leafLayout{ks: ks, vs: vs, crc: 16, key: 24, wholeWord: true}
+	l.val = round8(l.key + ks)
+	l.lockWord = round8(l.val + max(vs, 8))
+	l.lockOff = l.lockWord
+	l.size = l.lockWord + 8
+	l.alloc = roundAlloc(l.size)
+	return l
+}
 
 var crcTable = crc64.MakeTable(crc64.ECMA)
 
@@ -218,10 +255,10 @@ func (l *leafLayout) decode(b []byte) leaf {
 	return leaf{
 		rev:   transport.GAddr(binary.LittleEndian.Uint64(b[leafRev:])),
 		valid: b[leafValid] == 1,
-		crc:   binary.LittleEndian.Uint64(b[leafCRC:]),
-		key:   b[leafKey : leafKey+l.ks],
-		val:   b[leafKey+l.ks : leafKey+l.ks+l.vs],
-		lock:  b[l.lockOff()],
+		crc:   binary.LittleEndian.Uint64(b[l.crc:]),
+		key:   b[l.key : l.key+l.ks],
+		val:   b[l.val : l.val+l.vs],
+		lock:  b[l.lockOff],
 	}
 }
 
@@ -241,15 +278,21 @@ func (l *leafLayout) encode(rev transport.GAddr, key, val []byte, valid bool, lo
 	if valid {
 		b[leafValid] = 1
 	}
-	binary.LittleEndian.PutUint64(b[leafCRC:], l.checksum(key, val))
-	copy(b[leafKey:], key)
-	copy(b[leafKey+l.ks:], val)
-	b[l.lockOff()] = lock
+	binary.LittleEndian.PutUint64(b[l.crc:], l.checksum(key, val))
+	copy(b[l.key:], key)
+	copy(b[l.val:], val)
+	b[l.lockOff] = lock
 	return b
 }
 
-// body is the part of a leaf an in-place update or a delete rewrites:
-// everything after the reverse pointer (valid byte to lock byte).
-func (l *leafLayout) body(key, val []byte, valid bool, lock byte) []byte {
-	return l.encode(0, key, val, valid, lock)[leafValid:]
+// rewrite is what an in-place update or a delete WRITEs, from offset off
+// of the leaf: everything after the reverse pointer (valid byte to lock
+// byte), which a concurrent leaf split may have swung (see doc.go); with
+// wholeWord the whole leaf, reverse pointer rev as read included, as
+// DEX's copy WRITEs sizeof(Leaf) from the leaf's start (src/smart.cpp:618).
+func (l *leafLayout) rewrite(rev transport.GAddr, key, val []byte, valid bool, lock byte) (off int, b []byte) {
+	if l.wholeWord {
+		return leafRev, l.encode(rev, key, val, valid, lock)
+	}
+	return leafValid, l.encode(0, key, val, valid, lock)[leafValid:]
 }

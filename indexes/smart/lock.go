@@ -16,6 +16,10 @@ import (
 // showed it, unlocked, and each retry the word the failed CAS returned.
 // The holder releases the lock with the WRITE that carries its change.
 // P-SMART's writers of their own partition take a local lock instead.
+//
+// variant=dex: the lock is a word of its own, taken by a plain CAS from 0
+// to all ones and retried with the same CAS while it fails (DEX's copy,
+// src/smart.cpp:529-532 and 581-589); a dead leaf's word is lockDead.
 
 // lockLeaf locks the leaf at a, whose image raw the caller read; errDead
 // if it was deleted meanwhile.
@@ -28,6 +32,21 @@ func (c *client) lockLeaf(a transport.GAddr, raw []byte, owned bool) error {
 	}
 	ll := c.ll
 	word := a.Add(uint64(ll.lockWord))
+	if ll.wholeWord {
+		for {
+			old, err := c.ep.CAS(word, 0, dexLocked)
+			if err != nil {
+				return fmt.Errorf("locking leaf %v: %w", a, err)
+			}
+			switch old {
+			case 0:
+				return nil
+			case lockDead:
+				return errDead
+			}
+			c.ep.Compute(cost.CachelineTransfer())
+		}
+	}
 	held := ll.lockBit | ll.deadBit
 	if c.x.maskedCAS {
 		for {
@@ -72,8 +91,8 @@ func (c *client) owned(key []byte) bool {
 }
 
 // updateLeaf updates a found leaf in place: lock, then one WRITE of
-// everything after the reverse pointer with the new value, its CRC and
-// the lock byte cleared.
+// everything after the reverse pointer (the whole leaf with variant=dex)
+// with the new value, its CRC and the lock cleared.
 func (c *client) updateLeaf(key []byte, out outcome, val func() []byte) error {
 	owned := c.owned(key)
 	if err := c.lockLeaf(out.leafAddr, out.raw, owned); err != nil {
@@ -81,7 +100,8 @@ func (c *client) updateLeaf(key []byte, out outcome, val func() []byte) error {
 	}
 	v := val()
 	c.ep.Compute(cost.Checksum(c.ll.ks + c.ll.vs))
-	err := c.ep.Write(out.leafAddr.Add(leafValid), c.ll.body(key, v, true, 0))
+	off, b := c.ll.rewrite(out.lf.rev, key, v, true, 0)
+	err := c.ep.Write(out.leafAddr.Add(uint64(off)), b)
 	if owned {
 		c.cn.locks.unlock(out.leafAddr, false)
 	}
@@ -91,10 +111,10 @@ func (c *client) updateLeaf(key []byte, out outcome, val func() []byte) error {
 	return nil
 }
 
-// remove deletes key: lock its leaf, WRITE it invalid with the dead bit
-// set (it stays locked for good), then CAS its slot to a tombstone that
-// keeps the slot's partial key. If a leaf split moved the leaf's entry
-// into a new node meanwhile, the CAS follows it there.
+// remove deletes key: lock its leaf, WRITE it invalid and dead (it stays
+// locked for good), then CAS its slot to a tombstone that keeps the
+// slot's partial key. If a leaf split moved the leaf's entry into a new
+// node meanwhile, the CAS follows it there.
 func (c *client) remove(key []byte) error {
 	h, err := c.start(key)
 	if err != nil {
@@ -118,7 +138,8 @@ func (c *client) remove(key []byte) error {
 			}
 			return err
 		}
-		err = c.ep.Write(out.leafAddr.Add(leafValid), c.ll.body(key, out.lf.val, false, 2))
+		off, b := c.ll.rewrite(out.lf.rev, key, out.lf.val, false, lockDead)
+		err = c.ep.Write(out.leafAddr.Add(uint64(off)), b)
 		if owned {
 			c.cn.locks.unlock(out.leafAddr, true)
 		}

@@ -87,7 +87,7 @@ func (c *client) scanOrdered(lo []byte, need int) ([]kv, error) {
 				continue
 			}
 			pick = append(pick, i)
-			acc += fill(frontier[i].s.h.p)
+			acc += fill(frontier[i].s.h.p, c.x.dex)
 		}
 		if len(pick) == 0 {
 			break
@@ -165,14 +165,15 @@ func (c *client) scanOrdered(lo []byte, need int) ([]kv, error) {
 
 // fill is how many keys a slot is counted for when an ordered scan
 // chooses what to read: one for a leaf, for a node the fewest children a
-// node of its type holds.
-func fill(s uint64) int {
+// node of its type holds (two with variant=dex, whose nodes all have the
+// 256-slot type).
+func fill(s uint64, dex bool) int {
 	switch {
 	case absent(s):
 		return 0
 	case isLeaf(s):
 		return 1
-	case slotType(s) == 0:
+	case slotType(s) == 0 || dex:
 		return 2
 	default:
 		return capacity(slotType(s)-1) + 1

@@ -23,11 +23,19 @@ func init() {
 				Doc: "P-SMART (DEX section 8): each compute node owns a key range (Env.Partitions) and locks its leaves with local locks, without RDMA atomics"},
 			{Name: "delegation", Kind: indexes.KindBool, Default: "true",
 				Doc: "read delegation and write combining among the clients of one compute node (SMART section 4.3)"},
+			{Name: "variant", Kind: indexes.KindEnum, Default: variantDmemsys, Values: []string{variantDmemsys, variantDEX},
+				Doc: "whose SMART: dmemsys, the authors' artifact (dmemsys/SMART); dex, the copy DEX's section 8 measured (baotonglu/dex include/smart): 48-byte unpacked leaves with an 8-byte lock word taken by plain CAS, every internal node a 256-slot node, no masked CAS (maskedcas has no effect)"},
 		},
 		Partitioned: func(p indexes.Params) bool { return p.Bool("partitioned") },
 		New:         New,
 	})
 }
+
+// The variants (doc.go, Variants).
+const (
+	variantDmemsys = "dmemsys"
+	variantDEX     = "dex"
+)
 
 // Index is a SMART tree on one fabric.
 type Index struct {
@@ -42,6 +50,10 @@ type Index struct {
 	setupMem  *transport.Allocator
 	leaves    atomic.Uint64
 	inners    atomic.Uint64
+
+	// dex: variant=dex, DEX's copy of SMART (doc.go, Variants), whose
+	// nodes are all of the 256-slot type.
+	dex bool
 }
 
 // computeNode is what the clients of one compute node share.
@@ -64,7 +76,11 @@ func New(env indexes.Env, p indexes.Params) (indexes.Index, error) {
 		return nil, fmt.Errorf("%d memory nodes: slots hold an 8-bit memory node id", cfg.MemoryNodes)
 	}
 	x := &Index{env: env, params: p, ll: newLeafLayout(env.KeySize, env.ValueSize),
-		maskedCAS: p.Bool("maskedcas"), combine: p.Bool("delegation")}
+		maskedCAS: p.Bool("maskedcas"), combine: p.Bool("delegation"), dex: p["variant"] == variantDEX}
+	if x.dex {
+		x.ll = newDexLeafLayout(env.KeySize, env.ValueSize)
+		x.maskedCAS = false
+	}
 	if p.Bool("partitioned") {
 		parts, err := newPartitions(env.Partitions, cfg.ComputeNodeIDs(), env.KeySize)
 		if err != nil {
@@ -114,7 +130,9 @@ func (x *Index) Info() indexes.Info {
 	for k, v := range x.params {
 		params[k] = v
 	}
-	params["maskedcas"] = strconv.FormatBool(x.maskedCAS)
+	// maskedcas is listed as set, also under variant=dex, which issues
+	// no masked CAS and leaves it unused.
+	params["maskedcas"] = strconv.FormatBool(x.params.Bool("maskedcas"))
 	return indexes.Info{
 		Name: "smart", Paper: paper, Params: params,
 		CacheBytes:   cache,
@@ -145,6 +163,16 @@ type client struct {
 	// operation, saying whether it reads a leaf: read delegation numbers
 	// its leader's READs.
 	readPost func(leaf bool)
+}
+
+// newType is the type of the nodes an insert creates: the smallest, or
+// with variant=dex the 256-slot type, as DEX's copy makes every node
+// (num_to_node_type, include/smart/Node.h:161-162; see doc.go).
+func (x *Index) newType() int {
+	if x.dex {
+		return numTypes - 1
+	}
+	return 0
 }
 
 // allocLeaf and allocNode allocate 256-byte aligned blocks.

@@ -26,25 +26,13 @@ type want map[transport.VerbKind][2]uint64 // verb: count, bytes moved both ways
 func TestVerbsPerOperation(t *testing.T) {
 	for _, masked := range []bool{true, false} {
 		t.Run(fmt.Sprintf("maskedcas=%v", masked), func(t *testing.T) {
-			cfg := transport.Config{ComputeNodes: 1, MemoryNodes: 1, Threads: 1, MemoryCores: 1, ComputeCores: 1, MemoryBytes: 64 << 20}
-			f := indextest.SimFabric(t, cfg, sim.CX6)
-			env := indexes.Env{Fabric: f, KeySize: 8, ValueSize: 8, CacheBytes: 4 << 20}
-			x := indextest.Build(t, "smart", env, map[string]string{"maskedcas": fmt.Sprint(masked)}).(*Index)
-			if err := x.BulkLoad(f.Setup(0), indextest.Pairs(700, key, key)); err != nil {
-				t.Fatal(err)
-			}
 			lock := transport.VerbMaskedCAS
 			if !masked {
 				lock = transport.VerbCAS
 			}
 			const leaf, body = 34, 26 // leaf READ; in-place WRITE after the reverse pointer
 			node := func(t int) uint64 { return uint64(nodeReadBytes(t)) }
-			type op struct {
-				name string
-				do   func(c indexes.Client) error
-				want want
-			}
-			ops := []op{
+			runVerbs(t, map[string]string{"maskedcas": fmt.Sprint(masked)}, []verbOp{
 				{"search, cold cache", search(0x50, true),
 					want{transport.VerbRead: {4, 8 + node(0) + node(6) + leaf}}},
 				{"search, warm cache", search(0x50, true),
@@ -67,29 +55,88 @@ func TestVerbsPerOperation(t *testing.T) {
 					deletion(masked, leaf, body)},
 				{"search of the deleted key, stale cache", search(0x52, false),
 					want{transport.VerbRead: {2, leaf + 8}}},
-				{"scan of 10 keys", func(c indexes.Client) error {
-					n := 0
-					return checkN(c.Scan(key(0x60), 10, func(k, v []byte) bool { n++; return true }), &n, 10)
-				}, want{transport.VerbRead: {13, 8 + node(1) + node(6) + 10*leaf}}},
-			}
-			named := make([]indextest.Op[indexes.Client], len(ops))
-			for i, o := range ops {
-				named[i] = indextest.Op[indexes.Client]{Name: o.name, Do: o.do}
-			}
-			// The compute node's first chunk of memory comes by RPC: get
-			// it before the counted operations.
-			warm := func(_ indexes.Client, ep transport.Endpoint) {
-				if _, err := x.nodes[ep.Node()].alloc.Alloc(ep, allocAlign, allocAlign); err != nil {
-					t.Fatal(err)
-				}
-			}
-			for i, got := range indextest.VerbsPerOp(t, f, 1, x.NewClient, warm, named) {
-				if err := ops[i].want.check(got); err != nil {
-					t.Errorf("%s: %v", ops[i].name, err)
-				}
-			}
+				{"scan of 10 keys", scan10, want{transport.VerbRead: {13, 8 + node(1) + node(6) + 10*leaf}}},
+			})
 		})
 	}
+}
+
+// Golden verb counts per operation of variant=dex, DEX's copy of SMART
+// (doc.go, Variants): 48-byte leaves written whole, a plain CAS lock, and
+// every node of 2,064 bytes (the root too), so that no node is ever full
+// and no insert goes behind one; a prefix split READs the header before
+// its CAS.
+func TestVerbsPerOperationDEX(t *testing.T) {
+	const leaf, node = 48, 2064
+	runVerbs(t, map[string]string{"variant": "dex"}, []verbOp{
+		{"search, cold cache", search(0x50, true),
+			want{transport.VerbRead: {4, 8 + node + node + leaf}}},
+		{"search, warm cache", search(0x50, true),
+			want{transport.VerbRead: {1, leaf}}},
+		{"update", func(c indexes.Client) error { return c.Update(key(0x51), key(1)) },
+			want{transport.VerbRead: {1, leaf}, transport.VerbCAS: {1, 16}, transport.VerbWrite: {1, leaf}}},
+		{"update to the value it holds", func(c indexes.Client) error { return c.Update(key(0x51), key(1)) },
+			want{transport.VerbRead: {1, leaf}}},
+		{"insert into a free slot", insert(0x2f0),
+			want{transport.VerbRead: {3, 8 + node + node}, transport.VerbWrite: {1, leaf}, transport.VerbCAS: {1, 16}}},
+		{"insert into a new root slot", insert(0x300),
+			want{transport.VerbRead: {2, 8 + node}, transport.VerbWrite: {1, leaf}, transport.VerbCAS: {1, 16}}},
+		{"insert into the root's fifth slot, no type switch", insert(0x400),
+			want{transport.VerbRead: {2, 8 + node}, transport.VerbWrite: {1, leaf}, transport.VerbCAS: {1, 16}}},
+		{"search of a leaf in the root", search(0x300, true),
+			want{transport.VerbRead: {3, 8 + node + leaf}}},
+		{"insert splitting a leaf", insert(0x401),
+			want{transport.VerbRead: {3, 8 + node + leaf}, transport.VerbWrite: {2, node + leaf}, transport.VerbCAS: {2, 32}}},
+		{"delete", func(c indexes.Client) error { return c.Delete(key(0x52)) },
+			want{transport.VerbRead: {1, leaf}, transport.VerbCAS: {2, 32}, transport.VerbWrite: {1, leaf}}},
+		{"search of the deleted key, stale cache", search(0x52, false),
+			want{transport.VerbRead: {2, leaf + 8}}},
+		{"scan of 10 keys", scan10, want{transport.VerbRead: {13, 8 + node + node + 10*leaf}}},
+		// Key 0x0100000000000000 departs from the root's prefix of six
+		// zero bytes at its first byte.
+		{"insert splitting the root's prefix", insert(1<<56 - 0x100),
+			want{transport.VerbRead: {3, 8 + node + 8}, transport.VerbWrite: {2, node + leaf}, transport.VerbCAS: {3, 48}}},
+	})
+}
+
+type verbOp struct {
+	name string
+	do   func(c indexes.Client) error
+	want want
+}
+
+// runVerbs loads key(0) ... key(699) into a SMART with params on one
+// compute node and checks the verbs of ops, run one after another.
+func runVerbs(t *testing.T, params map[string]string, ops []verbOp) {
+	t.Helper()
+	cfg := transport.Config{ComputeNodes: 1, MemoryNodes: 1, Threads: 1, MemoryCores: 1, ComputeCores: 1, MemoryBytes: 64 << 20}
+	f := indextest.SimFabric(t, cfg, sim.CX6)
+	env := indexes.Env{Fabric: f, KeySize: 8, ValueSize: 8, CacheBytes: 4 << 20}
+	x := indextest.Build(t, "smart", env, params).(*Index)
+	if err := x.BulkLoad(f.Setup(0), indextest.Pairs(700, key, key)); err != nil {
+		t.Fatal(err)
+	}
+	named := make([]indextest.Op[indexes.Client], len(ops))
+	for i, o := range ops {
+		named[i] = indextest.Op[indexes.Client]{Name: o.name, Do: o.do}
+	}
+	// The compute node's first chunk of memory comes by RPC: get it
+	// before the counted operations.
+	warm := func(_ indexes.Client, ep transport.Endpoint) {
+		if _, err := x.nodes[ep.Node()].alloc.Alloc(ep, allocAlign, allocAlign); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, got := range indextest.VerbsPerOp(t, f, 1, x.NewClient, warm, named) {
+		if err := ops[i].want.check(got); err != nil {
+			t.Errorf("%s: %v", ops[i].name, err)
+		}
+	}
+}
+
+func scan10(c indexes.Client) error {
+	n := 0
+	return checkN(c.Scan(key(0x60), 10, func(k, v []byte) bool { n++; return true }), &n, 10)
 }
 
 // typeSwitch is an insert behind a full root: READ the root slot and the

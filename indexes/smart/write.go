@@ -132,7 +132,7 @@ func (c *client) splitLeaf(key []byte, val func() []byte, nl *newLeaf, out outco
 	if err := c.ep.Post(ops...); err != nil {
 		return hop{}, false, fmt.Errorf("writing nodes: %w", err)
 	}
-	swap := withPartial(nodeSlot(0, first.addr, 0), partialOf(h.p))
+	swap := withPartial(nodeSlot(0, first.addr, c.x.newType()), partialOf(h.p))
 	old, err := c.ep.CAS(h.pPtr, h.p, swap)
 	if err != nil {
 		return hop{}, false, fmt.Errorf("CAS slot %v: %w", h.pPtr, err)
@@ -156,9 +156,10 @@ type builtNode struct {
 }
 
 // buildChain builds the nodes from key byte depth to diff (where key and
-// the other key part): nodes of at most maxPrefix prefix bytes each, each
-// but the last with one slot for the next, the last holding other (slot
-// 0) and the new leaf (slot 1). It returns the first and last node and
+// the other key part), of the type new nodes get (Index.newType): nodes
+// of at most maxPrefix prefix bytes each, each but the last with one slot
+// for the next, the last holding other (slot 0) and the new leaf (slot
+// 1). It returns the first and last node and
 // the WRITEs of the nodes and of the leaf, for one doorbell batch.
 func (c *client) buildChain(key []byte, depth, diff int, rev transport.GAddr, other uint64, val func() []byte, nl *newLeaf) (builtNode, builtNode, []transport.Op, error) {
 	var starts []int
@@ -178,14 +179,15 @@ func (c *client) buildChain(key []byte, depth, diff int, rev transport.GAddr, ot
 	}
 	var ops []transport.Op
 	var leafWrite transport.Op
+	typ := c.x.newType()
 	for i, d := range starts {
 		plen := min(diff-d, maxPrefix)
-		h := header{depth: d, typ: 0, plen: plen}
+		h := header{depth: d, typ: typ, plen: plen}
 		copy(h.prefix[:], key[d:d+plen])
-		slots := make([]uint64, capacity(0))
+		slots := make([]uint64, capacity(typ))
 		a := built[i].addr
 		if i+1 < len(built) {
-			slots[0] = nodeSlot(key[d+plen], built[i+1].addr, 0)
+			slots[0] = nodeSlot(key[d+plen], built[i+1].addr, typ)
 		} else {
 			slots[0] = other
 			w, err := c.prepare(nl, key, val, slotAddr(a, 1))
@@ -220,7 +222,7 @@ func (c *client) splitPrefix(key []byte, val func() []byte, nl *newLeaf, out out
 	if err := c.ep.Post(ops...); err != nil {
 		return hop{}, false, fmt.Errorf("writing node: %w", err)
 	}
-	swap := withPartial(nodeSlot(0, first.addr, 0), partialOf(h.p))
+	swap := withPartial(nodeSlot(0, first.addr, c.x.newType()), partialOf(h.p))
 	old, err := c.ep.CAS(h.pPtr, h.p, swap)
 	if err != nil {
 		return hop{}, false, fmt.Errorf("CAS slot %v: %w", h.pPtr, err)
@@ -248,6 +250,8 @@ func (c *client) splitPrefix(key []byte, val func() []byte, nl *newLeaf, out out
 // expect to those of swap, leaving the other bits (a concurrent type
 // switch) alone: one masked CAS, or without masked CAS plain CASes that
 // expect the whole word, each retry expecting the word the last returned.
+// With variant=dex the header is READ first and the first CAS expects
+// the type bits it shows, as DEX's copy does (src/smart.cpp:336-344).
 func (c *client) casHeader(a transport.GAddr, expect, swap, mask uint64) error {
 	at := a.Add(nodeHeader)
 	if c.x.maskedCAS {
@@ -255,6 +259,13 @@ func (c *client) casHeader(a transport.GAddr, expect, swap, mask uint64) error {
 			return fmt.Errorf("masked CAS header of node %v: %w", a, err)
 		}
 		return nil
+	}
+	if c.x.dex {
+		var b [8]byte
+		if err := c.read(b[:], at); err != nil {
+			return fmt.Errorf("reading the header of node %v: %w", a, err)
+		}
+		expect = expect&mask | binary.LittleEndian.Uint64(b[:])&^mask
 	}
 	for {
 		want := expect&^mask | swap&mask
