@@ -72,7 +72,13 @@
 //	             WRITE bitmap word (unlock + new bitmap) = 4 verbs;
 //	             maskedcas=false: CAS of the lock word, READ of the
 //	             neighbourhood, WRITE entry and 8-byte WRITE of the lock
-//	             word = 4 verbs
+//	             word = 4 verbs. As leaf_node_update does (src/Tree.cpp,
+//	             SPECULATIVE_READ), the READ under the lock is of the one
+//	             entry the hotspot buffer names, as for a search, when it
+//	             knows a slot of the key's neighbourhood, and falls back to
+//	             the neighbourhood when that entry holds another key; a
+//	             key found in the neighbourhood is recorded there
+//	             (add_to_cache)
 //	delete       as update, the entry WRITE clearing it; maskedcas=false
 //	             as an insert's lock: CAS, READ of the bitmap word (8 B),
 //	             READ of the neighbourhood, WRITE entry and a 16-byte
@@ -224,11 +230,6 @@
 //     last slots to the first): a reader whose READ of the whole leaf runs
 //     upwards while such a move lands could miss the entry. Keys still
 //     wrap into the first slots when inserted; only moves are restricted.
-//   - An update reads the key's neighbourhood under the lock; CHIME's
-//     leaf_node_update first tries a speculative READ of the one entry
-//     the hotspot buffer names, as a search does, and records the slot.
-//     The READ is one round trip either way; only its bytes differ
-//     (about 300 B against 35 B with the DMTree setup).
 //   - Leaves never merge; deletes leave empty slots for later inserts.
 //   - Range queries: a level-1 node of the interval that the cache lacks
 //     is READ on the way down and cached, and the query goes on; CHIME's

@@ -28,12 +28,7 @@ func (c *client) search(key []byte) ([]byte, bool, error) {
 	h := c.g.home(key)
 	fp := hotFingerprint(key)
 	if c.hot != nil {
-		slots := make([]int, c.g.nbr)
-		for i := range slots {
-			slots[i] = (h + i) % c.g.span
-		}
-		c.ep.Compute(int64(len(slots)) * cost.CacheLookup()) // a bucket per slot
-		if slot, ok := c.hot.lookup(leaf, slots, fp); ok {
+		if slot, ok := c.hotSlot(leaf, h, fp); ok {
 			c.comb.CutRead() // the READ below decides a delegated answer
 			val, hit, err := c.speculative(leaf, slot, key)
 			if err != nil {
@@ -71,20 +66,42 @@ func (c *client) search(key []byte) ([]byte, bool, error) {
 	}
 }
 
+// hotSlot asks the hotspot buffer for the slot of the neighbourhood at h
+// that most often held a key of fingerprint fp, probing a bucket per
+// slot.
+func (c *client) hotSlot(leaf transport.GAddr, h int, fp uint16) (int, bool) {
+	slots := make([]int, c.g.nbr)
+	for i := range slots {
+		slots[i] = (h + i) % c.g.span
+	}
+	c.ep.Compute(int64(len(slots)) * cost.CacheLookup())
+	return c.hot.lookup(leaf, slots, fp)
+}
+
 // speculative READs the one entry at slot of leaf; hit reports that it
 // holds key, untorn.
 func (c *client) speculative(leaf transport.GAddr, slot int, key []byte) ([]byte, bool, error) {
+	e, hit, err := c.readSlot(leaf, slot, key)
+	if !hit || err != nil {
+		return nil, false, err
+	}
+	return bytes.Clone(e.val), true, nil
+}
+
+// readSlot READs the one entry at slot of leaf; hit reports that it
+// holds key, untorn.
+func (c *client) readSlot(leaf transport.GAddr, slot int, key []byte) (entry, bool, error) {
 	g := c.g
 	lo, hi := g.slotRange(slot)
 	im := image{base: lo, buf: make([]byte, hi-lo)}
 	if err := c.ep.Read(im.buf, leaf.Add(uint64(lo))); err != nil {
-		return nil, false, err
+		return entry{}, false, err
 	}
 	e, ok := g.slotItem(&im, slot)
 	if !ok || !e.occupied() || !bytes.Equal(e.key, key) {
-		return nil, false, nil
+		return entry{}, false, nil
 	}
-	return bytes.Clone(e.val), true, nil
+	return e, true, nil
 }
 
 // stale drops a level-1 node whose child proved to have split and returns

@@ -64,8 +64,8 @@ func TestVerbsPerOperation(t *testing.T) {
 			// The speculative READ moves exactly the slot the hotspot
 			// buffer remembers (17 or 18 bytes: slots that open a
 			// cacheline own its version byte).
-			entryBytes := func() uint64 {
-				slot := hotSlots(x.hot[1], key(hot), false)
+			entryBytes := func(k []byte) uint64 {
+				slot := hotSlots(x.hot[1], k, false)
 				lo, hi := g.slotRange(slot)
 				return uint64(hi - lo)
 			}
@@ -89,8 +89,11 @@ func TestVerbsPerOperation(t *testing.T) {
 			// CAS of its own word, and a writer that keeps the vacancy
 			// bitmap (insert, delete) READs the bitmap word after it and
 			// unlocks both words with one 16-byte WRITE.
-			write := func(k []byte, bitmap bool) func(transport.Counters) error {
+			write := func(k []byte, bitmap, speculative bool) func(transport.Counters) error {
 				reads, readBytes, unlockBytes := uint64(1), neighbourhoodBytes(g, k), uint64(8)
+				if speculative {
+					readBytes = entryBytes(k)
+				}
 				if !masked && bitmap {
 					reads, readBytes, unlockBytes = 2, readBytes+8, 16
 				}
@@ -113,10 +116,12 @@ func TestVerbsPerOperation(t *testing.T) {
 					exact(transport.VerbRead, 1, 0, neighbourhoodBytes(g, key(hot)))},
 				{"speculative search", func(c indexes.Client) error { return expect(c, hot) },
 					func(got transport.Counters) error {
-						return exact(transport.VerbRead, 1, 0, entryBytes())(got)
+						return exact(transport.VerbRead, 1, 0, entryBytes(key(hot)))(got)
 					}},
-				{"update", func(c indexes.Client) error { return c.Update(key(upd), key(7)) }, write(key(upd), false)},
-				{"delete", func(c indexes.Client) error { return c.Delete(key(del)) }, write(key(del), true)},
+				{"update", func(c indexes.Client) error { return c.Update(key(upd), key(7)) }, write(key(upd), false, false)},
+				{"speculative update", func(c indexes.Client) error { return c.Update(key(upd), key(8)) },
+					func(got transport.Counters) error { return write(key(upd), false, true)(got) }},
+				{"delete", func(c indexes.Client) error { return c.Delete(key(del)) }, write(key(del), true, false)},
 				{"insert", func(c indexes.Client) error { return c.Insert(key(del), key(del)) },
 					func(got transport.Counters) error {
 						if got[lockKind].Count != 1 || got[transport.VerbRead].Count != insertReads || got[transport.VerbWrite].Count < 2 {
@@ -137,6 +142,7 @@ func TestVerbsPerOperation(t *testing.T) {
 					}
 				}
 				hotSlots(x.hot[ep.Node()], key(hot), true)
+				hotSlots(x.hot[ep.Node()], key(upd), true)
 			}
 			for i, got := range indextest.VerbsPerOp(t, f, 1, x.NewClient, warm, named) {
 				if err := ops[i].want(got); err != nil {

@@ -60,6 +60,14 @@ func (c *client) writeLeaf(kind writeKind, leaf transport.GAddr, h int, key, val
 			err = uerr
 		}
 	}()
+	var fp uint16
+	if kind == opUpdate && c.hot != nil {
+		fp = hotFingerprint(key)
+		if done, err := c.speculativeUpdate(leaf, h, fp, key, val, vac); done || err != nil {
+			unlocked = done
+			return 0, err
+		}
+	}
 	n := c.g.nbr
 	if kind == opInsert {
 		n = c.reach(h, vac)
@@ -72,6 +80,9 @@ func (c *client) writeLeaf(kind writeKind, leaf transport.GAddr, h int, key, val
 		return w.meta.sibling, nil
 	}
 	i := w.find(key)
+	if i >= 0 && kind == opUpdate && c.hot != nil {
+		c.hot.record(leaf, w.slot(i), fp) // add_to_cache
+	}
 	switch {
 	case i >= 0 && kind == opDelete:
 		w.set(i, nil, nil)
@@ -108,6 +119,37 @@ func (c *client) writeLeaf(kind writeKind, leaf transport.GAddr, h int, key, val
 		return 0, fmt.Errorf("writing leaf %v: %w", leaf, err)
 	}
 	return 0, nil
+}
+
+// speculativeUpdate is the start of CHIME's leaf_node_update under the
+// leaf lock: when the hotspot buffer knows a slot of the key's
+// neighbourhood, one READ of that entry, and if it holds the key, its
+// WRITE and the unlock in one doorbell (done: the lock is released). The
+// fences are not checked: the key found in the locked leaf proves the
+// leaf owns it. A slot holding another key is forgotten and the update
+// goes on with the neighbourhood.
+func (c *client) speculativeUpdate(leaf transport.GAddr, h int, fp uint16, key, val []byte, vac uint64) (done bool, err error) {
+	slot, ok := c.hotSlot(leaf, h, fp)
+	if !ok {
+		return false, nil
+	}
+	e, hit, err := c.readSlot(leaf, slot, key)
+	if err != nil {
+		return false, err
+	}
+	if !hit {
+		c.hot.forget(leaf, slot)
+		return false, nil
+	}
+	c.hot.record(leaf, slot, fp)
+	e = entry{hdr: bumpEntry(e.hdr, true), key: e.key, val: c.comb.CutWrite(val)}
+	lo, hi := c.g.slotRange(slot)
+	im := image{base: lo, buf: make([]byte, hi-lo)}
+	c.g.putSlot(&im, slot, e)
+	if err := c.ep.Post(transport.WriteOp(leaf.Add(uint64(lo)), im.buf), c.unlockOp(leaf, vac, false)); err != nil {
+		return true, fmt.Errorf("writing leaf %v: %w", leaf, err)
+	}
+	return true, nil
 }
 
 // readLocked reads a window of a leaf this client has locked. No writer
