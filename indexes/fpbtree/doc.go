@@ -35,8 +35,8 @@
 // no CRC (section 3.2.2), so the tree keeps two rules that make a torn
 // READ of one harmless:
 //   - a WRITE to a live slot changes only its value, one aligned word
-//     when V <= 8; with a multi-word value the slot is instead padded to
-//     a power of two so that it never straddles a cacheline;
+//     when V <= 8 and K is a multiple of 8; otherwise the slot is instead
+//     padded to a power of two so that it never straddles a cacheline;
 //   - a slot a delete frees (fingerprint 0xff) is not reused until a split
 //     or merge rewrites the leaf under a new version, so no reader still
 //     holding the old fingerprint can meet a new entry landing there.
@@ -113,8 +113,9 @@
 //     Layout), so a leaf with deleted entries splits sooner. The artifact
 //     has no delete.
 //   - Entries of at most 64 bytes with a value of more than 8 bytes (the
-//     16-byte values of Figure 18's 32-byte point) are padded to a power of
-//     two instead of packed (see Layout).
+//     16-byte values of Figure 18's 32-byte point), or with a key whose
+//     length is not a multiple of 8, are padded to a power of two instead
+//     of packed (see Layout).
 //   - RebuildTable (compute-node failure) derives fingerprints from the
 //     leaf's valid entries, so it turns freed slots back into empty ones
 //     without a new version.

@@ -43,7 +43,7 @@ func NewGeometry(k, v, span, ispan int) Geometry {
 		g.HasCRC = true
 		g.Entry += 8
 		g.Stride = roundUp(g.Entry, 8)
-	case v <= 8:
+	case v <= 8 && k%8 == 0:
 		// Packed as the artifact packs them (a 40-byte entry with
 		// DMTree's keys), so an entry may straddle two cachelines.
 		// Without a CRC that is safe only because every field a WRITE
@@ -52,10 +52,11 @@ func NewGeometry(k, v, span, ispan int) Geometry {
 		// reader may still hold its fingerprint (fpFreed).
 		g.Stride = roundUp(g.Entry, 8)
 	default:
-		// A multi-word value could land torn across a cacheline
+		// A value of more than one word, or one that a key of odd
+		// length leaves unaligned, could land torn across a cacheline
 		// boundary: its slot is padded to a power of two so it never
-		// straddles one, the cacheline atomicity the paper's
-		// CRC-free entries rely on.
+		// straddles one, the cacheline atomicity the paper's CRC-free
+		// entries rely on.
 		g.Stride = 8
 		for g.Stride < g.Entry {
 			g.Stride *= 2
