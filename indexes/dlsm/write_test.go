@@ -17,11 +17,7 @@ import (
 // background threads.
 func TestStripeNotHeldAcrossFlush(t *testing.T) {
 	cfg := transport.Config{ComputeNodes: 1, MemoryNodes: 1, Threads: 2, MemoryCores: 1, ComputeCores: 1, MemoryBytes: 64 << 20}
-	f, err := sim.New(cfg, sim.CX6)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := indextest.SimFabric(t, cfg, sim.CX6)
 	x := indextest.Build(t, "dlsm", indexes.Env{Fabric: f, KeySize: 8, ValueSize: 8},
 		map[string]string{"memtable": "2048"}).(*Index)
 	k := func(i int) []byte { return binary.BigEndian.AppendUint64(nil, uint64(i+1)) }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/dmbench/dmbench/indexes"
 	"github.com/dmbench/dmbench/indexes/combine"
+	"github.com/dmbench/dmbench/indexes/indextest"
 	"github.com/dmbench/dmbench/transport"
 	"github.com/dmbench/dmbench/transport/sim"
 )
@@ -34,11 +35,7 @@ type Index interface {
 func HotKey(t *testing.T, build func(*sim.Fabric) Index, hot []byte) uint64 {
 	t.Helper()
 	cfg := transport.Config{ComputeNodes: 2, MemoryNodes: 1, Threads: 25, MemoryCores: 1, ComputeCores: 25, MemoryBytes: 64 << 20}
-	f, err := sim.New(cfg, sim.CX6)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := indextest.SimFabric(t, cfg, sim.CX6)
 	x := build(f)
 	me := cfg.ComputeNodeIDs()[0]
 	f.Go(me, 0, func(ep transport.Endpoint) {
