@@ -79,7 +79,12 @@
 // With Options.Combine (DMTree's write combining) a compute node's writers
 // of one key first share one write (combine.go), then queue on a local
 // lock per leaf lock word and may hand the word over (locallock.go); the
-// basic FP-B+-tree CASes the word directly. A combined write or delegated
+// basic FP-B+-tree CASes the word directly. The fpbtree index combines
+// with combine=true: the DMTree artifact compiles read delegation and write
+// combining into its tree unconditionally (include/KVConfig.h), and
+// section 2.4's FP-B+-tree, at about half the Expected update rate under
+// Zipfian updates, cannot be one whose hot leaves every writer CASes (DMTree's
+// Figures 3 and 17 set it). A combined write or delegated
 // search hands its result only to operations that queued before the verb
 // that decides it, so every one of them overlaps that verb.
 //

@@ -22,12 +22,19 @@ func PaperMode(indexes.Params) string {
 	return "leaf entries of up to 64 bytes (the default 8- and 24-byte keys) carry no CRC, as in the paper: a READ of one relies on each cacheline, and so the one word a WRITE changes, landing whole"
 }
 
+// ReadWindow is the artifact's MAX_HOCL_HANDOVER: a search queues behind
+// at most this many searches of its key (DMTree's read_window default).
+const ReadWindow = 8
+
 func init() {
+	params := append([]indexes.Param(nil), Params...)
+	params = append(params, indexes.Param{Name: "combine", Kind: indexes.KindBool, Default: "false",
+		Doc: "read delegation and write combining among the coroutines of a compute node (DMTree section 4.1), which the DMTree artifact compiles into the tree its FP-B+-tree baseline shares (KVConfig.h: ENABLE_WRITE_COMBINING, ENABLE_READ_DELEGATION); DMTree's Figures 3 and 17 set it"})
 	indexes.Register(indexes.Spec{
 		Name:      "fpbtree",
 		Paper:     Paper,
 		Summary:   "B+-tree with 1-byte-per-slot fingerprint tables in the leaves, cached internal nodes, locks on the memory node",
-		Params:    Params,
+		Params:    params,
 		PaperMode: PaperMode,
 		Steps:     StepNames,
 		New:       New,
@@ -39,5 +46,6 @@ func New(env indexes.Env, p indexes.Params) (indexes.Index, error) {
 	return NewTree(env, Options{
 		Name: "fpbtree", Paper: Paper, Params: p,
 		Span: p.Int("span"), ISpan: p.Int("internal_span"), Fill: p.Float("bulk_fill"),
+		Combine: p.Bool("combine"), ReadWindow: ReadWindow,
 	})
 }

@@ -20,7 +20,7 @@ func TestFreedSlotNotReused(t *testing.T) {
 	}
 	f := simCluster(t, 1)
 	idx, err := New(indexes.Env{Fabric: f, KeySize: ks, ValueSize: vs, CacheBytes: 1 << 20},
-		indexes.Params{"span": "8", "internal_span": "8", "bulk_fill": "0.75"})
+		indexes.Params{"span": "8", "internal_span": "8", "bulk_fill": "0.75", "combine": "false"})
 	if err != nil {
 		t.Fatal(err)
 	}

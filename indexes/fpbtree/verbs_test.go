@@ -33,7 +33,7 @@ func TestVerbsPerOperation(t *testing.T) {
 	const ks, vs = 24, 8
 	f := simCluster(t, 1)
 	idx, err := New(indexes.Env{Fabric: f, KeySize: ks, ValueSize: vs, CacheBytes: 1 << 20},
-		indexes.Params{"span": "32", "internal_span": "32", "bulk_fill": "0.75"})
+		indexes.Params{"span": "32", "internal_span": "32", "bulk_fill": "0.75", "combine": "false"})
 	if err != nil {
 		t.Fatal(err)
 	}
