@@ -175,6 +175,31 @@ func (s *shard) lookup(ep transport.Endpoint, key []byte, wantVal bool) (val []b
 	return nil, false, nil
 }
 
+// live reports whether key's newest entry is a value, looking where
+// lookup looks but charging nothing and leaving the table cache as it
+// was: it is the check Update and Delete owe dmbench's API, which the
+// artifact's blind Put and Delete never make (see the package doc).
+func (s *shard) live(key []byte) bool {
+	f := &s.x.f
+	v := s.view()
+	for _, m := range v.mems {
+		if kind, _, ok := m.get(key); ok {
+			return kind == kindValue
+		}
+	}
+	for lv, tables := range v.ver.levels {
+		if lv > 0 {
+			tables = overlapping(f, tables, key)
+		}
+		for _, t := range tables {
+			if i, ok := t.find(f, key); ok {
+				return t.kinds[i] == kindValue
+			}
+		}
+	}
+	return false
+}
+
 // readEntry READs entry i of t as Table::InternalGet and ReadKVPair do:
 // copy the RDMA_Manager's shared_ptr, lock the table's metadata, copy
 // the RDMA_Manager again, post the READ and take the completion map's

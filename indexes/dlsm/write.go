@@ -29,17 +29,12 @@ func (s *shard) write(ep transport.Endpoint, op opKind, key, val []byte) error {
 	if op == opUpdate || op == opDelete {
 		l := &s.stripes[bloomHash(key)%stripes]
 		l.Lock(ep)
-		_, found, err := s.lookup(ep, key, false)
-		if err == nil && !found {
-			err = indexes.ErrNotFound
+		if !s.live(key) {
+			l.Unlock()
+			return indexes.ErrNotFound
 		}
-		if err == nil {
-			flush = s.put(ep, r)
-		}
+		flush = s.put(ep, r)
 		l.Unlock()
-		if err != nil {
-			return err
-		}
 	} else {
 		flush = s.put(ep, r)
 	}
