@@ -64,7 +64,10 @@
 // more entry READ (about S/255 of inserts, fewer of searches). A split READs
 // the leaf, WRITEs the new leaf and the rewritten old one, and updates the
 // parent with CAS, READ and a doorbell batch of node WRITE + unlock WRITE.
-// A cache miss READs the root pointer and one node per level.
+// A cache miss READs one node per level from the root, whose address each
+// client keeps (DMTree/src/DMInner.cc get_root_addr: local_root_addr per
+// coroutine): the 8-byte root pointer is READ on a client's first miss
+// and again only when the node there has split since.
 //
 // # Consistency
 //

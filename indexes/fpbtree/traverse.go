@@ -18,6 +18,10 @@ type Client struct {
 	// comb is the compute node's local lock table (combine.go); it runs
 	// every operation on its own without Options.Combine.
 	comb combine.Client
+	// root is the root's address as this client last found it (the
+	// artifact's per-coroutine local_root_addr); nil until its first
+	// traversal.
+	root transport.GAddr
 
 	// Buffers reused from one operation to the next, so that a search
 	// allocates little more than the value it returns. A client is one
@@ -74,16 +78,33 @@ func (c *Client) readNode(a transport.GAddr) (*inode, error) {
 }
 
 // traverse walks the remote tree from the root to the node of level
-// covering key, moving right along siblings past concurrent splits.
+// covering key, moving right along siblings past concurrent splits. It
+// starts at the root the client last found, as the artifact's find_leaf
+// does, and READs the root pointer only the first time and when the node
+// there has split since (it no longer reaches +inf: a root never merges,
+// and a split root keeps its left half).
 func (c *Client) traverse(key []byte, level int) (*inode, error) {
-	a, err := c.readRoot()
-	if err != nil {
-		return nil, err
+	fresh := c.root.IsNil()
+	if fresh {
+		r, err := c.readRoot()
+		if err != nil {
+			return nil, err
+		}
+		c.root = r
 	}
+	a := c.root
 	for {
 		n, err := c.readNode(a)
 		if err != nil {
 			return nil, err
+		}
+		if a == c.root && !fresh && !n.inf() {
+			r, err := c.readRoot()
+			if err != nil {
+				return nil, err
+			}
+			c.root, a, fresh = r, r, true
+			continue
 		}
 		c.ep.Compute(cost.NodeSearch(len(n.ents)))
 		switch {
