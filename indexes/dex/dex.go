@@ -2,6 +2,7 @@ package dex
 
 import (
 	"fmt"
+	"math"
 	"sync/atomic"
 
 	"github.com/dmbench/dmbench/indexes"
@@ -29,7 +30,7 @@ func init() {
 			{Name: "leafadmission", Kind: indexes.KindFloat, Default: "0.1", Min: 0, Max: 1,
 				Doc: "P_A for leaves under lazy admission (section 5.4: 0.1); inner nodes are always admitted"},
 			{Name: "subtreelevel", Kind: indexes.KindInt, Default: "auto", Min: 0, Max: 16, Values: []string{"auto"},
-				Doc: "M: every subtree rooted at level M lives on one memory node and offloading starts at levels <= M; section 8.1's M = 3 is one level below the root of its 200 M-record tree, and auto is one level below the root of the tree the run's records build (3 at 10 M records and more, 2 at 1 M), or 3 when the record count is unknown"},
+				Doc: "M: every subtree rooted at level M lives on one memory node and offloading starts at levels <= M; section 8.1's M = 3 is one level below the root of its 200 M-record tree, and auto is the level whose node count in the tree the run's records build is nearest that paper tree's 45 subtrees (2 at 1 M and 10 M records, 1 at 100 K), or 3 when the record count is unknown"},
 			{Name: "offloadcoefficient", Kind: indexes.KindFloat, Default: "1.2", Min: 1, Max: 10,
 				Doc: "c of section 6.1, the cost of using the cache on a fetch (free-page provisioning); the paper gives no value, only c > 1, and the artifact uses 1.2"},
 		},
@@ -204,27 +205,48 @@ func (x *Index) sharedRange(p *partitions, low, high []byte) bool {
 	return !x.opt.partitioned || p.shared(low, high)
 }
 
-// paperSubtreeLevel is section 8.1's M, for its 200 M records.
-const paperSubtreeLevel = 3
+// paperSubtreeLevel and paperRecords are section 8.1's M and record
+// count.
+const (
+	paperSubtreeLevel = 3
+	paperRecords      = 200_000_000
+)
 
-// autoSubtreeLevel is M for a tree of records records: one level below
-// the root that a bulk load of them builds. Section 8.1's M = 3 is that
-// level of its 200 M-record tree (root at level 4), so the root's
-// children root the subtrees and spread over the memory nodes. A scaled-
-// down run has a lower tree, where M = 3 would make the root the only
-// subtree and put every node on one memory node; M relative to the root
-// keeps the paper's structure at any record count. Without a count it is
-// the paper's 3.
+// autoSubtreeLevel is M for a tree of records records: the level whose
+// node count, in a bulk load of them, is nearest (by ratio) the number of
+// subtrees the paper's M makes of its 200 M records (45 with 8-byte keys
+// and values: its root at level 4 has 45 children). Subtrees are what
+// spread over the memory nodes, so a scaled run keeps the paper's balance
+// among them: M = 2 at 1 M and 10 M records, 1 at 100 K. The paper's M
+// itself, or one level below a scaled tree's root, can leave a handful
+// of subtrees, one of them nearly the whole tree, on one memory node.
+// Without a count it is the paper's 3.
 func autoSubtreeLevel(l *layout, records uint64) int {
 	if records == 0 {
 		return paperSubtreeLevel
 	}
-	leafFill, innerFill := bulkFills(l)
-	root := 0
-	for n := ceilDiv(records, uint64(leafFill)); n > 1; n = ceilDiv(n, uint64(innerFill)) {
-		root++
+	want := float64(levelCounts(l, paperRecords)[paperSubtreeLevel])
+	counts := levelCounts(l, records)
+	root := len(counts) - 1
+	m, best := max(0, root-1), math.Inf(1)
+	for lv := root - 1; lv >= 1; lv-- {
+		if d := math.Abs(math.Log(float64(counts[lv]) / want)); d < best {
+			m, best = lv, d
+		}
 	}
-	return max(0, root-1)
+	return m
+}
+
+// levelCounts is the number of nodes at each level, leaves first, of a
+// bulk load of records records; the last is the root's 1.
+func levelCounts(l *layout, records uint64) []uint64 {
+	leafFill, innerFill := bulkFills(l)
+	counts := []uint64{ceilDiv(max(records, 1), uint64(leafFill))}
+	for n := counts[0]; n > 1; {
+		n = ceilDiv(n, uint64(innerFill))
+		counts = append(counts, n)
+	}
+	return counts
 }
 
 func ceilDiv(a, b uint64) uint64 { return (a + b - 1) / b }

@@ -220,12 +220,16 @@
 //     copies of it that only the root pointer's change would correct,
 //     with no version on the pointer to tell them.
 //   - Memory of split-away and merged nodes is never freed, as in Sherman.
-//   - M follows the tree's height (subtreelevel=auto, the default): one
-//     level below the root the run's records build. That is the paper's
-//     M = 3 at its 200 M records and at 10 M, but 2 at 1 M and at 100 K,
-//     where the constant 3 would be the root's level or above it and the
-//     whole tree one subtree on memory node 0 (one memory node's link
-//     saturated, the other three idle). subtreelevel=3 keeps the constant.
+//   - M follows the tree's size (subtreelevel=auto, the default): the
+//     level whose node count in a bulk load of the run's records is
+//     nearest, by ratio, the 45 subtrees M = 3 makes of the paper's 200 M
+//     records (its root is at level 4). That is 3 at 200 M, 2 at 10 M and
+//     1 M, 1 at 100 K. The constant 3 would make the root of a 1 M-record
+//     tree the one subtree, all on memory node 0 (its link saturated, the
+//     other three idle); one level below the root leaves 3 subtrees for 4
+//     memory nodes at 10 M, and at 100 K two, one of them nearly the whole
+//     tree. Offloading, which starts at levels <= M, then starts lower in
+//     a scaled tree. subtreelevel=3 keeps the constant.
 //   - The offload coefficient c is a parameter, 1.2 as in the artifact
 //     (include/cache/latency_collector.h): the paper only says c > 1.
 //   - Lazy admission applies from the first miss: the artifact admits

@@ -9,21 +9,26 @@ import (
 	"github.com/dmbench/dmbench/transport/sim"
 )
 
-// subtreelevel=auto is the paper's M = 3 at its own 200 M records, and
-// one level below the root of smaller trees.
+// subtreelevel=auto is the paper's M = 3 at its own 200 M records, whose
+// 45 subtrees it keeps as nearly as smaller trees allow: at 10 M records
+// level 2 has 103 nodes and level 3 three; at 100 K level 1 has 48 and
+// level 2 two, one of them holding two of the 48.
 func TestAutoSubtreeLevel(t *testing.T) {
 	l := newLayout(8, 8)
+	if got := levelCounts(&l, paperRecords); len(got) != 5 || got[paperSubtreeLevel] != 45 {
+		t.Errorf("the paper's tree: %v nodes a level, want 45 at level 3 under the root at 4", got)
+	}
 	for _, tc := range []struct {
 		records uint64
 		m       int
-	}{{0, 3}, {200_000_000, 3}, {10_000_000, 3}, {1_000_000, 2}, {100_000, 2}, {12_000, 1}, {40, 0}} {
+	}{{0, 3}, {200_000_000, 3}, {10_000_000, 2}, {1_000_000, 2}, {100_000, 1}, {12_000, 1}, {40, 0}} {
 		if got := autoSubtreeLevel(&l, tc.records); got != tc.m {
 			t.Errorf("%d records: M = %d, want %d", tc.records, got, tc.m)
 		}
 	}
 }
 
-// With M one level below the root, a bulk load spreads the subtrees
+// With M from the record count, a bulk load spreads the subtrees
 // over every memory node, and searches from one compute node reach them
 // all; with the constant M = 3 over the same 12,000 keys the root is the
 // one subtree and every search goes to memory node 0.
