@@ -44,7 +44,10 @@ type radixCache struct {
 	mu       sync.RWMutex // guards byAddr, byPrefix and used; never held across a verb
 	byAddr   map[transport.GAddr]*cnode
 	byPrefix map[string]*cnode
-	used     uint64
+	// perLen counts byPrefix's entries by prefix length, so that a lookup
+	// skips the lengths no copy is filed under without hashing the key.
+	perLen []int
+	used   uint64
 
 	// The shared FIFO queue: its tail ticket counter (the value and its
 	// cache line), its micro-queues' turns, and (under mu) its order; and
@@ -114,7 +117,10 @@ func (c *radixCache) deepest(key []byte, end int) (hop, int, bool) {
 	probes := 0
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	for d := end - 1; d > 0; d-- {
+	for d := min(end, len(c.perLen)) - 1; d > 0; d-- {
+		if c.perLen[d] == 0 {
+			continue
+		}
 		n := c.byPrefix[string(key[:d])]
 		if n == nil {
 			continue
@@ -166,6 +172,10 @@ func (c *radixCache) add(ep transport.Endpoint, key []byte, addr transport.GAddr
 	c.drop(c.byPrefix[prefix])
 	c.byAddr[addr] = cn
 	c.byPrefix[prefix] = cn
+	for len(c.perLen) <= len(prefix) {
+		c.perLen = append(c.perLen, 0)
+	}
+	c.perLen[len(prefix)]++
 	c.used += cn.size
 	pops := 0
 	for c.used > c.budget && c.head < len(c.fifo) {
@@ -200,6 +210,7 @@ func (c *radixCache) drop(n *cnode) {
 	}
 	if c.byPrefix[n.prefix] == n {
 		delete(c.byPrefix, n.prefix)
+		c.perLen[len(n.prefix)]--
 	}
 	c.used -= n.size
 }
