@@ -18,22 +18,12 @@ func TestFreedSlotNotReused(t *testing.T) {
 	if g := NewGeometry(ks, vs, 32, 32); g.Stride != 40 || g.LeafSize != 1472 {
 		t.Fatalf("DMTree's geometry: stride %d, leaf %d bytes; want 40-byte entries packed in a 1,472-byte leaf", g.Stride, g.LeafSize)
 	}
-	f := simCluster(t, 1)
-	idx, err := New(indexes.Env{Fabric: f, KeySize: ks, ValueSize: vs, CacheBytes: 1 << 20},
-		indexes.Params{"span": "8", "internal_span": "8", "bulk_fill": "0.75", "combine": "false"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	node := f.Config().ComputeNodeIDs()[0]
-	if err := idx.BulkLoad(f.Setup(node), seq(6, ks, vs, 3)); err != nil {
-		t.Fatal(err)
-	}
-	tr := idx.(*Tree)
+	tr, f, node := loadedTree(t, 8, 1<<20, 6, 3)
 	loaded := tr.leaves.Load()
 	step := func(what string, do func(c indexes.Client) error) {
 		t.Helper()
 		f.Go(node, 0, func(ep transport.Endpoint) {
-			if err := do(idx.NewClient(ep)); err != nil {
+			if err := do(tr.NewClient(ep)); err != nil {
 				t.Errorf("%s: %v", what, err)
 			}
 		})

@@ -38,6 +38,25 @@ func seq(n uint64, ks, vs int, step uint64) iter.Seq2[[]byte, []byte] {
 	}
 }
 
+// loadedTree builds an FP-B+-tree without combining, of 24-byte keys and
+// 8-byte values and the given spans and cache, on a sim fabric with one
+// compute node, and bulk-loads n records step apart from that node.
+func loadedTree(t testing.TB, span int, cacheBytes uint64, n, step uint64) (*Tree, transport.Fabric, transport.NodeID) {
+	t.Helper()
+	f := simCluster(t, 1)
+	sp := fmt.Sprint(span)
+	idx, err := New(indexes.Env{Fabric: f, KeySize: 24, ValueSize: 8, CacheBytes: cacheBytes},
+		indexes.Params{"span": sp, "internal_span": sp, "bulk_fill": "0.75", "combine": "false"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	node := f.Config().ComputeNodeIDs()[0]
+	if err := idx.BulkLoad(f.Setup(node), seq(n, 24, 8, step)); err != nil {
+		t.Fatal(err)
+	}
+	return idx.(*Tree), f, node
+}
+
 // simCluster is a sim fabric with one memory node and the given compute nodes.
 func simCluster(t testing.TB, computes int) transport.Fabric {
 	t.Helper()

@@ -13,16 +13,7 @@ import (
 // root it found (the artifact's local_root_addr), one node READ a level.
 func TestTraversalKeepsRoot(t *testing.T) {
 	const ks, vs = 24, 8
-	f := simCluster(t, 1)
-	idx, err := New(indexes.Env{Fabric: f, KeySize: ks, ValueSize: vs, CacheBytes: 0},
-		indexes.Params{"span": "8", "internal_span": "8", "bulk_fill": "0.75", "combine": "false"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	node := f.Config().ComputeNodeIDs()[0]
-	if err := idx.BulkLoad(f.Setup(node), seq(2400, ks, vs, 3)); err != nil {
-		t.Fatal(err)
-	}
+	idx, f, node := loadedTree(t, 8, 0, 2400, 3)
 	g := NewGeometry(ks, vs, 8, 8)
 	search := func(i uint64) indextest.Op[indexes.Client] {
 		return indextest.Op[indexes.Client]{Name: "search", Do: func(c indexes.Client) error {

@@ -31,16 +31,7 @@ func freshKey(leaf uint64, ks int) []byte {
 // 2.3-2.4 and Figure 9, every verb at the memory node.
 func TestVerbsPerOperation(t *testing.T) {
 	const ks, vs = 24, 8
-	f := simCluster(t, 1)
-	idx, err := New(indexes.Env{Fabric: f, KeySize: ks, ValueSize: vs, CacheBytes: 1 << 20},
-		indexes.Params{"span": "32", "internal_span": "32", "bulk_fill": "0.75", "combine": "false"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	node := f.Config().ComputeNodeIDs()[0]
-	if err := idx.BulkLoad(f.Setup(node), seq(2400, ks, vs, 3)); err != nil {
-		t.Fatal(err)
-	}
+	idx, f, node := loadedTree(t, 32, 1<<20, 2400, 3)
 	g := NewGeometry(ks, vs, 32, 32)
 	tblRead, tblWrite, ent := uint64(g.Table-8), uint64(g.Table), uint64(g.Entry)
 	type want struct {
