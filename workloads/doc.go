@@ -100,8 +100,8 @@
 // above S in order.
 //
 // Which workloads use which encoding, and why, is in each property file's
-// header: Dolphin's and DMTree's scan workloads are ordered, DEX's
-// permuted, the rest hashed.
+// header: Dolphin's and DMTree's scan workloads are ordered, DEX's and
+// Dolphin's YCSB A and C permuted, the rest hashed.
 //
 // Records enumerates the bulk-load records in key order without holding
 // them all: for hashed keys it sweeps the record numbers once per slice of
