@@ -160,6 +160,14 @@
 //   - Fingerprint storage has its own region (fp_region_bytes) rather than
 //     sharing Env.CacheBytes with the internal cache; tables are never
 //     spilled to the memory node when compute memory runs out (3.2.1).
+//     The artifact gives each half of a compute server's memory
+//     (RdmaConfig.h: kInnerCacheSize = kLeafCacheSize = kMemoryize / 2).
+//   - Leaves keep their span. The artifact (USE_HASH_RESIZING, which the
+//     paper does not describe) gives a split's new sibling twice the
+//     leaf's capacity, up to 128 entries, once its internal cache is 99%
+//     full (DMCache::adapt_capacity), so a tree grown under a small cache
+//     has fewer, larger leaves and a bottom level that fits; dmbench's
+//     bulk-loaded tree does not adapt (Figure 15's small memory sizes).
 //   - Cached copies are refreshed when read from the primary, never pushed
 //     asynchronously; a stale copy is found out by a miss or a mismatch.
 //   - Failure recovery runs with writers quiesced and rebuilds eagerly;
