@@ -225,7 +225,8 @@ func autoSubtreeLevel(l *layout, records uint64) int {
 	if records == 0 {
 		return paperSubtreeLevel
 	}
-	want := float64(levelCounts(l, paperRecords)[paperSubtreeLevel])
+	paper := levelCounts(l, paperRecords)
+	want := float64(paper[min(paperSubtreeLevel, len(paper)-2)])
 	counts := levelCounts(l, records)
 	root := len(counts) - 1
 	m, best := max(0, root-1), math.Inf(1)

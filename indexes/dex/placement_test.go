@@ -26,6 +26,15 @@ func TestAutoSubtreeLevel(t *testing.T) {
 			t.Errorf("%d records: M = %d, want %d", tc.records, got, tc.m)
 		}
 	}
+	// 1-byte keys and values: the paper's tree is a level lower (root at
+	// level 3), and its root's children are what M counts.
+	small := newLayout(1, 1)
+	if got := len(levelCounts(&small, paperRecords)); got != 4 {
+		t.Errorf("1-byte entries: the paper's tree has %d levels, want 4", got)
+	}
+	if got := autoSubtreeLevel(&small, 1_000_000); got != 1 {
+		t.Errorf("1-byte entries, 10^6 records: M = %d, want 1", got)
+	}
 }
 
 // With M from the record count, a bulk load spreads the subtrees
