@@ -34,10 +34,13 @@
 // index can have it: it stands for perfect, free, always-coherent caching.
 // Inserts and deletes of one key are serialised by a striped lock of the
 // oracle, standing in for the lock any real index needs; it issues no
-// verb. Updates take it only where an entry's WRITE may land in pieces
-// (strict memory mode, or entries over 64 bytes): in paper mode an entry
-// of at most 64 bytes sits in one cacheline and lands whole, so two
-// updates of one key are ordered by the memory like any two WRITEs. The
+// verb. Updates hold it across their verbs only where an entry's WRITE
+// may land in pieces (strict memory mode, or entries over 64 bytes): in
+// paper mode an entry of at most 64 bytes sits in one cacheline and lands
+// whole, so two updates of one key are ordered by the memory like any two
+// WRITEs. There an update takes the lock only to check the key and count
+// itself, and an insert or delete waits for the key's counted updates to
+// land before it changes the key's liveness. The
 // bound's update is then the two RDMA requests of section 2.2.3 with no
 // wait behind a hot key's other writers, which is how the artifact's
 // plots draw Expected Update under Zipfian updates (at about 30 Mops,

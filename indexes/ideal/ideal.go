@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"sync"
+	"sync/atomic"
 
 	"github.com/dmbench/dmbench/cost"
 	"github.com/dmbench/dmbench/indexes"
@@ -37,8 +38,11 @@ type Ideal struct {
 
 	writers [stripes]transport.Mutex
 	// atomicEntry says an entry's WRITE lands whole: paper memory mode and
-	// an entry inside one cacheline. Updates then take no writer lock.
+	// an entry inside one cacheline. Updates then hold their stripe's lock
+	// only to check the key and count themselves in updating; inserts and
+	// deletes wait, under the lock, for the stripe's updates to finish.
 	atomicEntry bool
+	updating    [stripes]atomic.Int32
 }
 
 // slot is one key of a scan and its oracle entry.
@@ -163,13 +167,27 @@ func (x *Ideal) record(key []byte, e entry) {
 	x.dir.put(key, e)
 }
 
-// writer is the stripe of key's writer lock, by the key's FNV-1a hash.
-func (x *Ideal) writer(key []byte) *transport.Mutex {
+// stripe is the stripe of key's writer lock, by the key's FNV-1a hash.
+func stripe(key []byte) uint32 {
 	h := uint32(2166136261)
 	for _, b := range key {
 		h = (h ^ uint32(b)) * 16777619
 	}
-	return &x.writers[h%stripes]
+	return h % stripes
+}
+
+// lockWriter takes the writer lock of key's stripe for an insert or a
+// delete, and waits for the stripe's updates under way to finish: none
+// starts while the lock is held, so the key's liveness stays as each of
+// them found it until its WRITE has landed.
+func (c *client) lockWriter(key []byte) *transport.Mutex {
+	i := stripe(key)
+	mu := &c.x.writers[i]
+	mu.Lock(c.ep)
+	for c.x.updating[i].Load() > 0 {
+		c.ep.Backoff(cost.CachelineTransfer())
+	}
+	return mu
 }
 
 // readEntry READs the entry at a until it is not torn and reports whether
@@ -207,9 +225,7 @@ func (c *client) Insert(key, val []byte) error {
 	if len(key) != x.klen {
 		return fmt.Errorf("ideal: insert of key %x: %d bytes, the index holds %d-byte keys", key, len(key), x.klen)
 	}
-	mu := x.writer(key)
-	mu.Lock(c.ep)
-	defer mu.Unlock()
+	defer c.lockWriter(key).Unlock()
 	e, ok := x.lookup(key)
 	if !ok {
 		a, err := x.allocs[c.ep.Node()].Alloc(c.ep, uint64(x.stride), 64)
@@ -235,8 +251,7 @@ func (c *client) Insert(key, val []byte) error {
 // makes the READ of it that the Expected update and delete make. The
 // caller unlocks mu when it is not nil.
 func (c *client) modify(key []byte) (e entry, mu *transport.Mutex, err error) {
-	mu = c.x.writer(key)
-	mu.Lock(c.ep)
+	mu = c.lockWriter(key)
 	e, ok := c.x.lookup(key)
 	if !ok || !e.live {
 		mu.Unlock()
@@ -250,10 +265,13 @@ func (c *client) modify(key []byte) (e entry, mu *transport.Mutex, err error) {
 }
 
 // Update READs and WRITEs the entry. Where the entry's WRITE lands whole,
-// concurrent updates of one key need no lock: memory orders their WRITEs
-// and a reader sees one of them whole, so the bound's update is the two
-// RDMA requests of section 2.2.3 and a hot key's writers do not wait for
-// one another. Otherwise it serialises them, as modify does.
+// concurrent updates of one key need not exclude one another: memory
+// orders their WRITEs and a reader sees one of them whole, so the bound's
+// update is the two RDMA requests of section 2.2.3 and a hot key's writers
+// do not wait for one another. They only keep inserts and deletes of the
+// key out while they run (lockWriter), taking the stripe's lock just to
+// check the key and count themselves. Otherwise an update serialises
+// with every writer of the key, as modify does.
 func (c *client) Update(key, val []byte) error {
 	if !c.x.atomicEntry {
 		e, mu, err := c.modify(key)
@@ -264,10 +282,17 @@ func (c *client) Update(key, val []byte) error {
 		c.x.encode(c.buf, key, val)
 		return c.ep.Write(e.addr, c.buf)
 	}
+	i := stripe(key)
+	mu := &c.x.writers[i]
+	mu.Lock(c.ep)
 	e, ok := c.x.lookup(key)
 	if !ok || !e.live {
+		mu.Unlock()
 		return indexes.ErrNotFound
 	}
+	c.x.updating[i].Add(1)
+	mu.Unlock()
+	defer c.x.updating[i].Add(-1)
 	if _, err := c.readEntry(e.addr, key); err != nil {
 		return err
 	}
