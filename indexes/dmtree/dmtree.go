@@ -25,7 +25,7 @@ func init() {
 		indexes.Param{Name: "variant", Kind: indexes.KindEnum, Default: VariantConcur,
 			Values: []string{VariantFPBTree, VariantRDMAOpt, VariantCache, VariantConcur},
 			Doc:    "ablation step of Figure 16: fpbtree (with read delegation and write combining, as the artifact compiles them), rdmaopt (+scan filtering), cache (+collaborative fingerprint storage), concur (+compute-side locks; full DMTree)"},
-		indexes.Param{Name: "read_window", Kind: indexes.KindInt, Default: "8", Min: 1, Max: 1024,
+		indexes.Param{Name: "read_window", Kind: indexes.KindInt, Default: fmt.Sprint(fpbtree.ReadWindow), Min: 1, Max: 1024,
 			Doc: "read delegation: a search queues behind the searches of its key on its compute node while at most this many are queued, else runs on its own (the artifact's MAX_HOCL_HANDOVER); write combining is unbounded (section 4.1)"},
 		indexes.Param{Name: "vnodes", Kind: indexes.KindInt, Default: "64", Min: 1, Max: 4096,
 			Doc: "virtual nodes per compute node on the consistent-hashing ring of primary tables (section 3.2.3)"},
