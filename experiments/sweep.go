@@ -116,9 +116,21 @@ func Sweep(ctx context.Context, s *Spec, points []Point, opt Options) ([]Outcome
 	var pending []int
 	first := map[string]int{}
 	own := opt.Shard.owns(points)
+	var elsewhere map[string]string // read on the first point that needs it
 	for i, o := range out {
 		if o.Missing != "" || o.Result != nil || o.NeedsInput != "" || !own[i] {
 			continue
+		}
+		if _, ok := saved[o.Hash]; !ok {
+			if elsewhere == nil {
+				elsewhere = otherRuns(opt.Dir, opt.Scale)
+			}
+			if path, ok := elsewhere[o.Hash]; ok {
+				if r := reuse(path, &o.Config); r != nil {
+					out[i].Result = r
+					saved[o.Hash] = i
+				}
+			}
 		}
 		if j, ok := saved[o.Hash]; ok {
 			out[i].Result, out[i].Reused = out[j].Result, true
