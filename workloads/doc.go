@@ -148,7 +148,14 @@
 // Inserts take new record numbers: client i of T inserts records
 // recordcount+i, recordcount+i+T, recordcount+i+2T, ..., so no two clients
 // insert the same key, no insert hits a loaded key, and no client waits for
-// another. Other clients' inserts are never read (a stream cannot know when
+// another. With insertsplit=chunked (a dmbench addition) client i instead
+// inserts its own contiguous run, recordcount+i*C, recordcount+i*C+1, ...,
+// where C is the most operations a client issues (its share of the warm-up
+// plus its share of the measured phase): under ordered keys the clients
+// then append side by side in T places of the key space rather than all at
+// its newest end. That is how a load split over client processes with
+// YCSB's insertstart and insertcount runs, and how Dolphin's benchmark
+// feeds each client one contiguous piece of a YCSB workload file. Other clients' inserts are never read (a stream cannot know when
 // they happen), so every read, update and scan targets a record that exists.
 //
 // # Partitioned keys

@@ -62,6 +62,22 @@ const (
 	Permuted InsertOrder = "permuted"
 )
 
+// InsertSplit is how the clients of a run share the record numbers they
+// insert (dmbench's insertsplit).
+type InsertSplit string
+
+// The splits. Interleaved deals the numbers past the loaded records out
+// round-robin, so the clients insert side by side at the newest end of an
+// ordered key space; Chunked gives each client one contiguous run of
+// them, which it inserts in increasing order, as YCSB's insertstart and
+// insertcount split a load over client processes and SMART's
+// ycsb/split_workload.py (used by Dolphin's test/ycsb_test.cpp) cuts a
+// workload file into one contiguous piece per client.
+const (
+	Interleaved InsertSplit = "interleaved"
+	Chunked     InsertSplit = "chunked"
+)
+
 // dense reports whether the order's keys are small integers, zero-padded
 // in front.
 func (o InsertOrder) dense() bool { return o == Ordered || o == Permuted }

@@ -327,6 +327,9 @@ func TestJavaPropertiesSyntax(t *testing.T) {
 func TestPropertiesRoundTrip(t *testing.T) {
 	for _, name := range Builtins() {
 		over := Properties{PropPartitionedKeys: "true", PropSeed: "-7"}
+		if plain, err := Builtin(name, nil); err == nil && plain.InsertSplit == Chunked {
+			over[PropInsertAnywhere] = "true" // chunks cross partitions
+		}
 		if strings.HasPrefix(name, "dolphin-twitter-") {
 			over = Properties{PropSeed: "-7", PropTraceFile: "/traces/" + name}
 		}

@@ -57,6 +57,9 @@ type Spec struct {
 	// InsertOrder is how record numbers become keys: hashed (scattered,
 	// the default) or ordered (dense integers).
 	InsertOrder InsertOrder
+	// InsertSplit is how the clients share the insert numbers:
+	// interleaved (the default) or in one contiguous chunk each.
+	InsertSplit InsertSplit
 
 	Seed            int64 // seeds every stream
 	PartitionedKeys bool  // compute node c draws only keys of partition c
@@ -190,6 +193,12 @@ func (s *Spec) crossCheck() []*PropertyError {
 	}
 	if s.InsertAnywhere && !s.PartitionedKeys {
 		fail(PropInsertAnywhere, "true", "false unless "+PropPartitionedKeys+"=true: without partitions every insert goes anywhere")
+	}
+	if s.InsertSplit == Chunked && s.InsertOrder == Permuted {
+		fail(PropInsertSplit, string(Chunked), "interleaved with insertorder=permuted: its key space has room for the inserts the workload draws, not for a chunk of every client's operations")
+	}
+	if s.InsertSplit == Chunked && s.PartitionedKeys && !s.InsertAnywhere {
+		fail(PropInsertSplit, string(Chunked), "interleaved with "+PropPartitionedKeys+"=true unless "+PropInsertAnywhere+"=true: a client's chunk lies outside its partition")
 	}
 	if s.PartitionFold && !s.PartitionedKeys {
 		fail(PropPartitionFold, "true", "false unless "+PropPartitionedKeys+"=true: without partitions nothing is folded")

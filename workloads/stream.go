@@ -302,19 +302,32 @@ func (st *Stream) nextInsert() int64 {
 
 // insertRecord is the record number of position k of this client's insert
 // sequence: the sequences of the clients interleave without overlap above
-// the loaded records. Partitioned permuted keys interleave the clients of
+// the loaded records, or lie in one chunk each (InsertSplit). Partitioned permuted keys interleave the clients of
 // each compute node over all the numbers instead: a node takes the numbers
 // whose keys fall in its range and the other nodes the rest, so the
 // numbers the run inserts stay inside the permuted space that was sized
 // for them.
 func (st *Stream) insertRecord(k int64) int64 {
 	c := st.client
+	if st.spec.InsertSplit == Chunked {
+		// A client issues at most its share of each phase, so a chunk of
+		// that size holds all its inserts; should it insert more (a
+		// caller running the stream longer), the numbers past every chunk
+		// interleave as without chunks.
+		chunk := ceilDiv(st.spec.WarmupOperationCount, c.Total) + ceilDiv(st.spec.OperationCount, c.Total)
+		if k < chunk {
+			return st.spec.RecordCount + int64(c.Index)*chunk + k
+		}
+		return st.spec.RecordCount + int64(c.Total)*chunk + int64(c.Index) + int64(c.Total)*(k-chunk)
+	}
 	if st.spec.PartitionedKeys && !st.spec.InsertAnywhere && st.spec.InsertOrder == Permuted && c.Total%c.Nodes == 0 {
 		perNode := c.Total / c.Nodes
 		return st.spec.RecordCount + int64(c.Index-c.Node*perNode) + int64(perNode)*k
 	}
 	return st.spec.RecordCount + int64(c.Index) + int64(c.Total)*k
 }
+
+func ceilDiv(n int64, d int) int64 { return (n + int64(d) - 1) / int64(d) }
 
 // knownRecord maps position j of the records this client knows to exist
 // (the loaded ones, then the positions of its insert sequence) to a record

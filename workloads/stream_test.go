@@ -2,6 +2,7 @@ package workloads
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math"
 	"slices"
 	"strconv"
@@ -693,6 +694,57 @@ func TestKeyedUpdatesRepeatAValue(t *testing.T) {
 			if len(vals) != len(wrote) {
 				t.Errorf("%s keys: %d keys updated to %d distinct values, want one each", order, len(wrote), len(vals))
 			}
+		}
+	}
+}
+
+// With insertsplit=chunked each client inserts one contiguous run of
+// ordered keys, the runs of the clients side by side, and a client that
+// outruns its chunk takes numbers no chunk holds.
+func TestChunkedInserts(t *testing.T) {
+	s := builtinSmall(t, "dolphin-load", 0, Properties{"operationcount": "90", "warmupoperationcount": "9", "insertsplit": "chunked"})
+	if got := s.Properties()[PropInsertSplit]; got != "chunked" {
+		t.Fatalf("Properties()[insertsplit] = %q, want chunked", got)
+	}
+	clients, err := Cluster(3, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const chunk = 1 + 10 // ceil(9/9) + ceil(90/9): a client's most operations
+	seen := map[uint64]int{}
+	for _, cl := range clients {
+		st := mustStream(t, s, cl)
+		for k := range chunk + 5 {
+			op := st.Next()
+			if op.Type != Insert {
+				t.Fatalf("client %d op %d is a %v", cl.Index, k, op.Type)
+			}
+			n := binary.BigEndian.Uint64(op.Key)
+			if by, dup := seen[n]; dup {
+				t.Fatalf("clients %d and %d both insert key %d", by, cl.Index, n)
+			}
+			seen[n] = cl.Index
+			if want := uint64(cl.Index*chunk + k + 1); k < chunk && n != want {
+				t.Fatalf("client %d insert %d has key %d, want %d (its chunk, in order)", cl.Index, k, n, want)
+			}
+			if k >= chunk && n <= uint64(len(clients)*chunk) {
+				t.Fatalf("client %d insert %d past its chunk has key %d, inside the chunks", cl.Index, k, n)
+			}
+		}
+	}
+	if d := specWith(t, nil).Properties(); d[PropInsertSplit] != "" {
+		t.Error("the default insertsplit is recorded in Properties; results from before it existed would change their hash")
+	}
+	for _, c := range []struct {
+		props Properties
+		want  string
+	}{
+		{Properties{"insertsplit": "striped"}, "one of interleaved, chunked"},
+		{Properties{"insertsplit": "chunked", "insertorder": "permuted"}, "interleaved with insertorder=permuted"},
+		{Properties{"insertsplit": "chunked", "partitionedkeys": "true"}, "unless insertanywhere=true"},
+	} {
+		if _, err := FromProperties("x.properties", c.props, nil); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: error %v, want one saying %q", c.props, err, c.want)
 		}
 	}
 }

@@ -21,11 +21,12 @@ const (
 	PropKeyedUpdates         = "keyedupdates"
 	PropWarmupOperationCount = "warmupoperationcount"
 	PropWarmupReadAll        = "warmupreadall"
+	PropInsertSplit          = "insertsplit"
 )
 
 // acceptedNames is what an unknown property name is told.
 var acceptedNames = fmt.Sprintf("a go-ycsb core workload property (github.com/pingcap/go-ycsb/pkg/prop) or one of dmbench's: %s",
-	strings.Join([]string{PropZipfianConstant, PropSeed, PropKeySize, PropPartitionedKeys, PropInsertAnywhere, PropPartitionFold, PropKeyedUpdates, PropWarmupOperationCount, PropWarmupReadAll, PropTraceFile}, ", "))
+	strings.Join([]string{PropZipfianConstant, PropSeed, PropKeySize, PropPartitionedKeys, PropInsertAnywhere, PropPartitionFold, PropKeyedUpdates, PropWarmupOperationCount, PropWarmupReadAll, PropInsertSplit, PropTraceFile}, ", "))
 
 // property is one accepted property name.
 type property struct {
@@ -66,6 +67,7 @@ var propertyTable = []property{
 	omittedWhenFalse(boolProp(PropKeyedUpdates, func(s *Spec) *bool { return &s.KeyedUpdates })),
 	boolProp(PropWarmupReadAll, func(s *Spec) *bool { return &s.WarmupReadAll }),
 	insertOrderProp(),
+	insertSplitProp(),
 	{name: PropTraceFile, want: "the path of a Twitter cache trace (CSV, plain or .zst)",
 		set: func(s *Spec, v string) bool { s.TraceFile = v; return true },
 		get: func(s *Spec) string { return s.TraceFile }},
@@ -134,6 +136,26 @@ func insertOrderProp() property {
 				return ""
 			}
 			return string(s.InsertOrder)
+		},
+	}
+}
+
+// insertSplitProp is dmbench's insertsplit. Its default, interleaved, is
+// left out of Spec.Properties, so that the configuration hashes of results
+// recorded before dmbench had it stay valid.
+func insertSplitProp() property {
+	return property{
+		name: PropInsertSplit,
+		want: "one of interleaved, chunked",
+		set: func(s *Spec, v string) bool {
+			s.InsertSplit = InsertSplit(v)
+			return s.InsertSplit == Interleaved || s.InsertSplit == Chunked
+		},
+		get: func(s *Spec) string {
+			if s.InsertSplit == Interleaved {
+				return ""
+			}
+			return string(s.InsertSplit)
 		},
 	}
 }
