@@ -210,7 +210,7 @@ func (r *runner) run() (*Result, error) {
 		r.streams = append(r.streams, st)
 	}
 
-	if w.WarmupReadAll {
+	if w.WarmupReadAll.On() {
 		if err := r.readAll(); err != nil {
 			return nil, fmt.Errorf("warm-up read of every record: %w", err)
 		}
@@ -313,10 +313,12 @@ func (r *runner) began(now int64) int64 {
 	return r.start.Load()
 }
 
-// readAll has the clients search every loaded record once, unmeasured,
-// as DMTree's evaluation warms its caches (section 5.1). Record r goes to
-// client r mod clients; with partitioned keys, the clients of a compute
-// node read the records of its own partition.
+// readAll has the clients search every loaded record, unmeasured, as
+// DMTree's evaluation warms its caches (section 5.1). Read once in the
+// cluster, record r goes to client r mod clients; read on every node,
+// record r goes to the node's client r mod its clients. With partitioned
+// keys, the clients of a compute node read the records of its own
+// partition either way.
 func (r *runner) readAll() error {
 	c := &r.cfg
 	w := c.Workload
@@ -325,10 +327,10 @@ func (r *runner) readAll() error {
 	perNode := c.Threads * c.Coroutines
 	for i, cl := range r.clients {
 		stride, first := int64(cl.Total), int64(cl.Index)
-		if parts != nil {
-			if cl.Node >= len(parts) {
-				continue // a spare reads nothing: it owns no keys yet
-			}
+		if parts != nil && cl.Node >= len(parts) {
+			continue // a spare reads nothing: it owns no keys yet
+		}
+		if parts != nil || w.WarmupReadAll == workloads.ReadAllPerNode {
 			stride, first = int64(perNode), int64(cl.Index%perNode)
 		}
 		if !r.proc.runs(cl.Node) {

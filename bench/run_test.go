@@ -112,31 +112,42 @@ func TestConfigErrorsNameTheInput(t *testing.T) {
 	}
 }
 
-// warmupreadall searches every loaded record once before the run, so the
-// Expected bound's counters after it show the measured phase alone.
+// warmupreadall=pernode has every compute node search every loaded record
+// once before the run, as the DMTree artifact's benchmarks warm each
+// server's cache; true searches each record once in the cluster. The
+// Expected bound's READ counts show which.
 func TestWarmupReadsEveryRecord(t *testing.T) {
-	c := smallConfig(t, "dmtree-search-only", workloads.Properties{"recordcount": "5000", "operationcount": "1000"})
-	if !c.Workload.WarmupReadAll {
-		t.Fatal("dmtree-search-only should ask for the read-all warm-up (DMTree section 5.1)")
-	}
-	f, idx, err := Build(&c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r := &runner{cfg: c, f: f, idx: idx}
-	records, _ := c.Workload.Records()
-	if err := idx.BulkLoad(f.Setup(f.Config().ComputeNodeIDs()[0]), records); err != nil {
-		t.Fatal(err)
-	}
-	r.clients, _ = workloads.Cluster(c.ComputeNodes, c.Threads*c.Coroutines)
-	f.ResetStats()
-	if err := r.readAll(); err != nil {
-		t.Fatal(err)
-	}
-	st := f.Stats()
-	if got := st.Verbs.Total()[0].Count; got != 5000 {
-		t.Errorf("read-all warm-up issued %d READs, want one per record (5000)", got)
+	for _, c := range []struct {
+		mode  string
+		reads uint64
+	}{{"", 2 * 5000}, {"true", 5000}} {
+		props := workloads.Properties{"recordcount": "5000", "operationcount": "1000"}
+		if c.mode != "" {
+			props["warmupreadall"] = c.mode
+		}
+		cfg := smallConfig(t, "dmtree-search-only", props)
+		if c.mode == "" && cfg.Workload.WarmupReadAll != workloads.ReadAllPerNode {
+			t.Fatalf("dmtree-search-only asks for warmupreadall=%s, want pernode (DMTree section 5.1 and its artifact)", cfg.Workload.WarmupReadAll)
+		}
+		f, idx, err := Build(&cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := &runner{cfg: cfg, f: f, idx: idx}
+		records, _ := cfg.Workload.Records()
+		if err := idx.BulkLoad(f.Setup(f.Config().ComputeNodeIDs()[0]), records); err != nil {
+			t.Fatal(err)
+		}
+		r.clients, _ = workloads.Cluster(cfg.ComputeNodes, cfg.Threads*cfg.Coroutines)
+		f.ResetStats()
+		if err := r.readAll(); err != nil {
+			t.Fatal(err)
+		}
+		st := f.Stats()
+		f.Close()
+		if got := st.Verbs.Total()[0].Count; got != c.reads {
+			t.Errorf("warmupreadall=%s: read-all warm-up issued %d READs on 2 compute nodes, want %d", cfg.Workload.WarmupReadAll, got, c.reads)
+		}
 	}
 }
 

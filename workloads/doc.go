@@ -22,10 +22,13 @@
 // zipfianconstant (go-ycsb hard-codes 0.99), seed, keysize,
 // partitionedkeys with insertanywhere and partitionfold (see Partitioned
 // keys), keyedupdates (every update of a key writes one value derived from
-// the key, as DEX's benchmark does), warmupreadall and
+// the key, as DEX's benchmark does), warmupreadall (read every loaded
+// record before the run: true, once in the cluster; pernode, once on
+// every compute node, as DMTree's artifact warms each server's cache),
 // warmupoperationcount (the operations a run executes before it measures;
-// DEX runs 10 M). go-ycsb's insertorder (hashed, ordered, or dmbench's
-// permuted) chooses the key encoding (see Keys).
+// DEX runs 10 M) and insertsplit (see Streams). go-ycsb's
+// insertorder (hashed, ordered, or dmbench's permuted) chooses the key
+// encoding (see Keys).
 //
 // The other go-ycsb core properties (workload, db, table, threadcount,
 // readallfields, writeallfields, dotransactions, measurement and output

@@ -468,3 +468,19 @@ func TestSplitInterpolatesWhereBoundsDiffer(t *testing.T) {
 		t.Errorf("hashed split of the lower half = %x, want %x", got, want)
 	}
 }
+
+func TestWarmupReadAllProperty(t *testing.T) {
+	for v, want := range map[string]ReadAll{"false": NoReadAll, "true": ReadAllOnce, "yes": ReadAllOnce, "pernode": ReadAllPerNode} {
+		s := specWith(t, Properties{"warmupreadall": v})
+		if s.WarmupReadAll != want {
+			t.Errorf("warmupreadall=%s gives %q, want %q", v, s.WarmupReadAll, want)
+		}
+		if got := s.Properties()["warmupreadall"]; got != string(want) {
+			t.Errorf("warmupreadall=%s is recorded as %q, want %q (true and false as before pernode existed)", v, got, want)
+		}
+	}
+	_, err := FromProperties("x.properties", Properties{"warmupreadall": "everywhere"}, nil)
+	if err == nil || !strings.Contains(err.Error(), "pernode (each record once on every compute node)") {
+		t.Errorf("warmupreadall=everywhere: error %v, want one naming pernode", err)
+	}
+}

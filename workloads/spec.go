@@ -82,10 +82,10 @@ type Spec struct {
 	// test/newbench.cpp): a key's first update changes it, later ones
 	// rewrite what it holds, which an index may skip (SMART does).
 	KeyedUpdates bool
-	// WarmupReadAll asks the runner to read every loaded record once
-	// before the warm-up mix, as DMTree's evaluation warms its caches
-	// (DMTree section 5.1).
-	WarmupReadAll bool
+	// WarmupReadAll asks the runner to read every loaded record before
+	// the warm-up mix, as DMTree's evaluation warms its caches (DMTree
+	// section 5.1): once in the cluster, or once on every compute node.
+	WarmupReadAll ReadAll
 	// TraceFile, when set, replays a Twitter cache trace instead of
 	// drawing operations (see trace.go): recordcount then counts the trace
 	// lines whose keys are bulk-loaded, and the proportions and
@@ -125,6 +125,8 @@ func defaultSpec() Spec {
 		FieldLength:               prop.FieldLengthDefault,
 		KeySize:                   8,
 		InsertOrder:               Hashed,
+		InsertSplit:               Interleaved,
+		WarmupReadAll:             NoReadAll,
 		Seed:                      1,
 	}
 }

@@ -65,7 +65,7 @@ var propertyTable = []property{
 	omittedWhenFalse(boolProp(PropInsertAnywhere, func(s *Spec) *bool { return &s.InsertAnywhere })),
 	omittedWhenFalse(boolProp(PropPartitionFold, func(s *Spec) *bool { return &s.PartitionFold })),
 	omittedWhenFalse(boolProp(PropKeyedUpdates, func(s *Spec) *bool { return &s.KeyedUpdates })),
-	boolProp(PropWarmupReadAll, func(s *Spec) *bool { return &s.WarmupReadAll }),
+	readAllProp(),
 	insertOrderProp(),
 	insertSplitProp(),
 	{name: PropTraceFile, want: "the path of a Twitter cache trace (CSV, plain or .zst)",
@@ -136,6 +136,35 @@ func insertOrderProp() property {
 				return ""
 			}
 			return string(s.InsertOrder)
+		},
+	}
+}
+
+// readAllProp is dmbench's warmupreadall: a boolean (false, or true for
+// once in the cluster) or pernode. It records false and true as a boolean
+// property did, so the configuration hashes of results recorded before
+// pernode existed stay valid.
+func readAllProp() property {
+	return property{
+		name: PropWarmupReadAll,
+		want: "false, true (each record once in the cluster) or pernode (each record once on every compute node)",
+		set: func(s *Spec, v string) bool {
+			if v == string(ReadAllPerNode) {
+				s.WarmupReadAll = ReadAllPerNode
+				return true
+			}
+			b, ok := parseBool(v)
+			s.WarmupReadAll = NoReadAll
+			if b {
+				s.WarmupReadAll = ReadAllOnce
+			}
+			return ok
+		},
+		get: func(s *Spec) string {
+			if s.WarmupReadAll == "" {
+				return string(NoReadAll)
+			}
+			return string(s.WarmupReadAll)
 		},
 	}
 }

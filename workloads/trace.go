@@ -306,8 +306,8 @@ func (s *Spec) checkTrace() []*PropertyError {
 		errs = append(errs, &PropertyError{Source: s.Source, Property: prop.InsertOrder, Value: string(Permuted),
 			Want: "hashed or ordered with " + PropTraceFile + ": a trace names its own keys, so there are no record numbers to permute"})
 	}
-	if s.WarmupReadAll {
-		errs = append(errs, &PropertyError{Source: s.Source, Property: PropWarmupReadAll, Value: "true",
+	if s.WarmupReadAll.On() {
+		errs = append(errs, &PropertyError{Source: s.Source, Property: PropWarmupReadAll, Value: string(s.WarmupReadAll),
 			Want: "false with " + PropTraceFile + ": the trace's load lines are the warm-up"})
 	}
 	return errs
