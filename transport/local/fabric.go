@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/dmbench/dmbench/transport"
+	"github.com/dmbench/dmbench/transport/internal/realtime"
 	"github.com/dmbench/dmbench/transport/internal/wordmem"
 )
 
@@ -17,17 +18,13 @@ type Fabric struct {
 	mem   wordmem.Memory
 	nodes []*node
 
-	// mu guards the cluster-changing calls and the run state, so that
-	// setup code may add regions and clients from several goroutines.
+	// mu guards the cluster-changing calls and the run state, the
+	// runner's included, so that setup code may add regions and clients
+	// from several goroutines.
 	mu        sync.Mutex
-	regionIDs uint64    // regions made so far: the next region's id
-	pending   []*client // added by Go since the last Run
-	clients   int       // clients ever added: the next client's index
-	goErr     error     // bad Go calls, reported by the next Run
-	running   bool
+	regionIDs uint64 // regions made so far: the next region's id
 	closed    bool
-	stats     wordmem.Tally // finished clients' counters since the last reset
-	window    time.Time     // start of the statistics window
+	runner    *realtime.Runner
 }
 
 // node is one machine of the cluster.
@@ -38,8 +35,7 @@ type node struct {
 	handlers map[uint16]transport.Handler
 	// cores holds one endpoint per RPC core; a handler runs while its
 	// caller holds one, which bounds the handlers running at once.
-	cores   chan *endpoint
-	coreEPs []*endpoint // every core's endpoint, for Stats
+	cores chan *endpoint
 }
 
 // New builds the cluster cfg describes, with the chunk server registered
@@ -49,9 +45,11 @@ func New(cfg transport.Config) (*Fabric, error) {
 	if err != nil {
 		return nil, fmt.Errorf("local: %w", err)
 	}
-	now := time.Now()
-	f := &Fabric{cfg: cfg, start: now, window: now}
-	f.mem = wordmem.NewMemory(cfg.Mode)
+	f := &Fabric{cfg: cfg, start: time.Now(), mem: wordmem.NewMemory(cfg.Mode)}
+	f.runner = realtime.NewRunner(realtime.RunnerConfig{Name: "local", Cluster: cfg, Lock: &f.mu, Start: f.start,
+		NewClient: func(n transport.NodeID, thread int, seq uint64) realtime.FabricEndpoint {
+			return f.newEndpoint(n, thread, seq, true)
+		}})
 	for _, l := range layouts {
 		nd := &node{id: l.Node, layout: l, handlers: make(map[uint16]transport.Handler)}
 		f.nodes = append(f.nodes, nd)
@@ -65,12 +63,11 @@ func New(cfg transport.Config) (*Fabric, error) {
 		cores := cfg.Cores(l.Node)
 		nd.cores = make(chan *endpoint, cores)
 		for c := range cores {
-			ep := f.newEndpoint(l.Node, c, stream(l.Node, handlerThread, c), true)
+			ep := f.newEndpoint(l.Node, c, realtime.Stream(l.Node, realtime.HandlerThread, c), true)
 			nd.cores <- ep
-			nd.coreEPs = append(nd.coreEPs, ep)
+			f.runner.AddCore(ep)
 		}
 	}
-	f.stats = wordmem.NewTally(f.cfg)
 	if err := transport.ServeChunks(f); err != nil {
 		return nil, errors.Join(fmt.Errorf("local: %w", err), f.Close())
 	}
@@ -130,7 +127,7 @@ func (f *Fabric) AddRegion(n transport.NodeID, name string, size uint64) (transp
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.running {
+	if f.runner.Running() {
 		return transport.Region{}, fmt.Errorf("local: AddRegion %q on node %d during Run", name, n)
 	}
 	if f.closed {
@@ -166,7 +163,7 @@ func (f *Fabric) Setup(n transport.NodeID) transport.Endpoint {
 	if _, err := f.node(n); err != nil {
 		panic(err)
 	}
-	return f.newEndpoint(n, 0, stream(n, setupThread, 0), false)
+	return f.newEndpoint(n, 0, realtime.Stream(n, realtime.SetupThread, 0), false)
 }
 
 // Close returns the memory of every region to the OS. It must not be

@@ -24,12 +24,12 @@ func (e *endpoint) Call(n transport.NodeID, method uint16, req []byte) ([]byte, 
 	if h == nil {
 		return nil, fmt.Errorf("local: rpc %#04x on node %d: no handler registered for this method", method, n)
 	}
-	reply, err := e.f.serve(nd, h, slices.Clone(req), e.stats == nil)
+	reply, err := e.f.serve(nd, h, slices.Clone(req), !e.Counted())
 	var in uint64
 	if err == nil {
 		in = uint64(len(reply))
 	}
-	e.single(n, transport.VerbRPC, uint64(len(req)), in)
+	e.CountVerb(n, transport.VerbRPC, uint64(len(req)), in)
 	if err != nil {
 		return nil, fmt.Errorf("local: rpc %#04x on node %d: %w", method, n, err)
 	}

@@ -2,26 +2,11 @@ package tcp
 
 import (
 	"fmt"
-	"math/rand/v2"
-	"runtime"
 	"slices"
-	"time"
 
 	"github.com/dmbench/dmbench/transport"
+	"github.com/dmbench/dmbench/transport/internal/realtime"
 )
-
-// Random streams: every endpoint draws from a PCG seeded with Config.Seed
-// and a stream made of its node, its thread and its index, as on the local
-// fabric, so the same program on the same config draws the same numbers
-// on both. Setup and handler endpoints use thread numbers no client has.
-const (
-	setupThread   = 0xffff
-	handlerThread = 0xfffe
-)
-
-func stream(n transport.NodeID, thread, index int) uint64 {
-	return uint64(n)<<48 | uint64(uint16(thread))<<32 | uint64(uint32(index))
-}
 
 // maxVerbBytes is the largest READ or WRITE sent as one op: a longer one
 // goes as several, one after the other, so that no frame exceeds MaxFrame.
@@ -32,22 +17,15 @@ const maxVerbBytes = MaxFrame / 4
 // this process, are local memory accesses; others travel to the target
 // node's server and the caller waits for the reply.
 type endpoint struct {
+	realtime.Endpoint
 	peers []*peer // by node id; nil for a server started on its own
 	self  *Server // the server of the endpoint's node in this process, or nil
 	// floating: the endpoint of a server started on its own takes the
-	// node id its server is configured with.
+	// node id its server is configured with. It counts nothing, so its
+	// verbs count alike whatever node it takes.
 	floating bool
-	node     transport.NodeID
-	thread   int
-	conn     int // which of a peer's connections this endpoint uses
-	start    time.Time
-	rng      *rand.Rand
-	tag      transport.Tag
-	step     transport.Step
-	wake     chan struct{} // Park/Unpark permit
-	// stats is nil for Setup endpoints, which count nothing.
-	stats *transport.VerbStats
-	calls []*call // one per node of a batch in flight, reused
+	conn     int     // which of a peer's connections this endpoint uses
+	calls    []*call // one per node of a batch in flight, reused
 }
 
 // local is the memory of node n when it is the endpoint's own node served
@@ -77,26 +55,12 @@ func (e *endpoint) peer(v transport.VerbKind, a transport.GAddr, size uint64) (*
 	return p, nil
 }
 
-// counts reports whether a verb to node n is counted: accesses to the
-// endpoint's own node are local loads and stores, not verbs.
-func (e *endpoint) counts(n transport.NodeID) bool {
-	return e.stats != nil && n != e.Node()
-}
-
-// single counts one verb posted on its own, which rings one doorbell.
-func (e *endpoint) single(n transport.NodeID, v transport.VerbKind, out, in uint64) {
-	if e.counts(n) {
-		e.stats.Count(e.tag, n, v, out, in)
-		e.stats.Doorbells++
-	}
-}
-
 func (e *endpoint) Read(dst []byte, src transport.GAddr) error {
 	op := transport.ReadOp(dst, src)
 	if err := e.one(&op); err != nil {
 		return err
 	}
-	e.single(src.Node(), transport.VerbRead, 0, uint64(len(dst)))
+	e.CountVerb(src.Node(), transport.VerbRead, 0, uint64(len(dst)))
 	return nil
 }
 
@@ -105,7 +69,7 @@ func (e *endpoint) Write(dst transport.GAddr, src []byte) error {
 	if err := e.one(&op); err != nil {
 		return err
 	}
-	e.single(dst.Node(), transport.VerbWrite, uint64(len(src)), 0)
+	e.CountVerb(dst.Node(), transport.VerbWrite, uint64(len(src)), 0)
 	return nil
 }
 
@@ -126,7 +90,7 @@ func (e *endpoint) atomic(op transport.Op) (uint64, error) {
 	if err := e.one(&op); err != nil {
 		return 0, err
 	}
-	e.single(op.Addr.Node(), op.Kind, 8, 8)
+	e.CountVerb(op.Addr.Node(), op.Kind, 8, 8)
 	return op.Old, nil
 }
 
@@ -183,7 +147,7 @@ func (e *endpoint) Post(ops ...transport.Op) error {
 			return fmt.Errorf("tcp: post op %d of %d: a %s cannot be posted", i, len(ops), o.Kind)
 		}
 		if g := e.local(o.Addr.Node()); g != nil {
-			if _, _, err := g.view.Load().resolve(o.Kind, o.Addr, o.Len()); err != nil {
+			if _, err := g.view.Load().resolve(o.Kind, o.Addr, o.Len()); err != nil {
 				return fmt.Errorf("tcp: post op %d of %d: %w", i, len(ops), err)
 			}
 			continue
@@ -195,26 +159,7 @@ func (e *endpoint) Post(ops ...transport.Op) error {
 	if err := e.postChecked(ops); err != nil {
 		return err
 	}
-	rang := false
-	for i := range ops {
-		o := &ops[i]
-		if n := o.Addr.Node(); e.counts(n) {
-			var out, in uint64
-			switch {
-			case o.Kind == transport.VerbRead:
-				in = uint64(len(o.Buf))
-			case o.Kind == transport.VerbWrite:
-				out = uint64(len(o.Buf))
-			default:
-				out, in = 8, 8
-			}
-			e.stats.Count(e.tag, n, o.Kind, out, in)
-			rang = true
-		}
-	}
-	if rang {
-		e.stats.Doorbells++
-	}
+	e.CountPost(ops)
 	return nil
 }
 
@@ -274,12 +219,6 @@ func (e *endpoint) postChecked(ops []transport.Op) error {
 	return first
 }
 
-// Compute is a no-op: local work takes the real time it takes.
-func (e *endpoint) Compute(int64) {}
-
-// Now is wall-clock nanoseconds since the fabric was built.
-func (e *endpoint) Now() int64 { return time.Since(e.start).Nanoseconds() }
-
 // Node is the endpoint's node; a floating endpoint's is its server's.
 func (e *endpoint) Node() transport.NodeID {
 	if e.floating {
@@ -287,32 +226,5 @@ func (e *endpoint) Node() transport.NodeID {
 			return g.node
 		}
 	}
-	return e.node
-}
-
-func (e *endpoint) Thread() int            { return e.thread }
-func (e *endpoint) Rand() *rand.Rand       { return e.rng }
-func (e *endpoint) SetTag(t transport.Tag) { e.tag, e.step = t, 0 }
-func (e *endpoint) Tag() transport.Tag     { return e.tag }
-
-// SetStep only records the step: the time breakdown is measured by the
-// simulator (TimeStats), where it costs no real time.
-func (e *endpoint) SetStep(s transport.Step) { e.step = s }
-func (e *endpoint) Step() transport.Step     { return e.step }
-
-// Sleep sleeps for real.
-func (e *endpoint) Sleep(ns int64) { time.Sleep(time.Duration(ns)) }
-
-// Backoff yields the processor, as on the local fabric.
-func (e *endpoint) Backoff(int64) { runtime.Gosched() }
-
-// Park waits for the permit Unpark leaves.
-func (e *endpoint) Park() { <-e.wake }
-
-// Unpark leaves a permit for Park.
-func (e *endpoint) Unpark() {
-	select {
-	case e.wake <- struct{}{}:
-	default:
-	}
+	return e.Endpoint.Node()
 }

@@ -6,13 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"math/rand/v2"
 	"slices"
 	"sync"
 	"time"
 
 	"github.com/dmbench/dmbench/transport"
-	"github.com/dmbench/dmbench/transport/internal/wordmem"
+	"github.com/dmbench/dmbench/transport/internal/realtime"
 )
 
 // Options says where a fabric's memory nodes run.
@@ -60,27 +59,22 @@ type Fabric struct {
 	nodes []*node
 	peers []*peer // by node id: what every endpoint of this process uses
 
-	// mu guards the cluster-changing calls and the run state, as in the
-	// local fabric.
-	mu      sync.Mutex
-	pending []*client
-	clients int
-	goErr   error
+	// mu guards the cluster-changing calls and the run state, the
+	// runner's included, as in the local fabric.
+	mu sync.Mutex
 	// unserved are Handle calls on memory nodes in other processes, by
 	// node and method, until Install has the node serve the method.
 	unserved  map[transport.NodeID]map[uint16]error
-	running   bool
 	closed    bool
-	stats     wordmem.Tally
-	window    time.Time
 	setupSeqs int // Setup endpoints made: the next one's stream
+	runner    *realtime.Runner
 }
 
 // node is one node of the cluster as this process sees it.
 type node struct {
 	id      transport.NodeID
-	srv     *Server // nil for a memory node in another process
-	coreEPs []*endpoint
+	srv     *Server     // nil for a memory node in another process
+	coreEPs []*endpoint // given the peers once every server listens
 }
 
 // New builds the cluster cfg describes: a server on loopback for each
@@ -108,8 +102,18 @@ func New(cfg transport.Config, opt Options) (*Fabric, error) {
 		return nil, err
 	}
 	opt.Conns = max(opt.Conns, 1)
-	now := time.Now()
-	f := &Fabric{cfg: cfg, opt: opt, start: now, window: now}
+	f := &Fabric{cfg: cfg, opt: opt, start: time.Now()}
+	f.runner = realtime.NewRunner(realtime.RunnerConfig{Name: "tcp", Cluster: cfg, Lock: &f.mu, Start: f.start,
+		NewClient: func(n transport.NodeID, thread int, seq uint64) realtime.FabricEndpoint {
+			return f.newEndpoint(n, thread, seq, true, f.nodes[n].srv)
+		},
+		Hosts: func(n transport.NodeID) error {
+			if !f.hosts(n) {
+				return fmt.Errorf("tcp: Go on node %d: the compute node runs in another process; this one runs %v", n, f.opt.Compute)
+			}
+			return nil
+		},
+		Blocked: f.unservedErr})
 	fail := func(err error) (*Fabric, error) { return nil, errors.Join(err, f.Close()) }
 	addrs := make([]string, len(layouts))
 	for _, l := range layouts {
@@ -161,7 +165,6 @@ func New(cfg transport.Config, opt Options) (*Fabric, error) {
 			ep.peers = f.peers
 		}
 	}
-	f.stats = wordmem.NewTally(f.cfg)
 	return f, nil
 }
 
@@ -194,8 +197,9 @@ func (o *Options) checkCompute(cfg transport.Config) error {
 func (f *Fabric) startServer(nd *node, l transport.Layout, memory bool, listen string) (string, error) {
 	srv, err := NewServer(ServerConfig{Key: f.opt.Key, Cores: f.cfg.Cores(nd.id),
 		NewCore: func(s *Server, core int) transport.Endpoint {
-			ep := f.newEndpoint(nd.id, core, stream(nd.id, handlerThread, core), true, s)
+			ep := f.newEndpoint(nd.id, core, realtime.Stream(nd.id, realtime.HandlerThread, core), true, s)
 			nd.coreEPs = append(nd.coreEPs, ep)
+			f.runner.AddCore(ep)
 			return ep
 		}})
 	if err != nil {
@@ -258,20 +262,12 @@ func (f *Fabric) connect(l transport.Layout, addr string) (*peer, error) {
 // from random stream seq; counted endpoints keep stats. self is node n's
 // server when it runs in this process.
 func (f *Fabric) newEndpoint(n transport.NodeID, thread int, seq uint64, counted bool, self *Server) *endpoint {
-	ep := &endpoint{
-		peers:  f.peers,
-		self:   self,
-		node:   n,
-		thread: thread,
-		conn:   int(seq),
-		start:  f.start,
-		rng:    rand.New(rand.NewPCG(f.cfg.Seed, seq)),
-		wake:   make(chan struct{}, 1),
+	return &endpoint{
+		Endpoint: realtime.NewEndpoint(n, thread, f.cfg.Seed, seq, f.start, counted),
+		peers:    f.peers,
+		self:     self,
+		conn:     int(seq),
 	}
-	if counted {
-		ep.stats = &transport.VerbStats{}
-	}
-	return ep
 }
 
 // Name is "tcp".
@@ -351,7 +347,7 @@ func (f *Fabric) AddRegion(n transport.NodeID, name string, size uint64) (transp
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.running {
+	if f.runner.Running() {
 		return transport.Region{}, fmt.Errorf("tcp: AddRegion %q on node %d during Run", name, n)
 	}
 	if f.closed {
@@ -416,7 +412,7 @@ func (f *Fabric) Setup(n transport.NodeID) transport.Endpoint {
 	seq := f.setupSeqs
 	f.setupSeqs++
 	f.mu.Unlock()
-	ep := f.newEndpoint(n, 0, stream(n, setupThread, 0), false, nd.srv)
+	ep := f.newEndpoint(n, 0, realtime.Stream(n, realtime.SetupThread, 0), false, nd.srv)
 	ep.conn = seq
 	return ep
 }

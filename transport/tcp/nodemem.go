@@ -107,48 +107,29 @@ func (v *memView) RegionBytes(i int) []byte { return v.regions[i].Bytes() }
 
 // resolve finds the memory behind [a, a+n) for verb v, or the
 // *transport.AddrError that says why there is none.
-func (v *memView) resolve(k transport.VerbKind, a transport.GAddr, n uint64) (*wordmem.Region, uint64, error) {
+func (v *memView) resolve(k transport.VerbKind, a transport.GAddr, n uint64) (wordmem.Target, error) {
 	i, err := v.layout.Find(k, a, n)
 	if err != nil {
-		return nil, 0, err
+		return wordmem.Target{}, err
 	}
-	return v.regions[i], uint64(a - v.layout.Regions[i].Base), nil
-}
-
-// exec runs one checked op: READ into dst, WRITE from o.Buf, atomics
-// leaving the old value in o.Old.
-func (g *nodeMem) exec(r *wordmem.Region, off uint64, o *transport.Op, dst []byte) {
-	switch o.Kind {
-	case transport.VerbRead:
-		g.mem.Read(r, off, dst)
-	case transport.VerbWrite:
-		g.mem.Write(r, off, o.Buf)
-	default:
-		o.Old = g.mem.Atomic(r, off, o)
-	}
-}
-
-// target is where a checked op of a batch lands.
-type target struct {
-	r   *wordmem.Region
-	off uint64
+	return wordmem.Target{Region: v.regions[i], Off: uint64(a - v.layout.Regions[i].Base)}, nil
 }
 
 // post checks every op of a batch, then runs them in order: a batch with a
 // bad op has no effect. READs fill their own Buf.
 func (g *nodeMem) post(ops []transport.Op) error {
 	v := g.view.Load()
-	var small [16]target
+	var small [16]wordmem.Target
 	ts := small[:0]
 	for i := range ops {
-		r, off, err := v.resolve(ops[i].Kind, ops[i].Addr, ops[i].Len())
+		t, err := v.resolve(ops[i].Kind, ops[i].Addr, ops[i].Len())
 		if err != nil {
 			return err
 		}
-		ts = append(ts, target{r, off})
+		ts = append(ts, t)
 	}
 	for i := range ops {
-		g.exec(ts[i].r, ts[i].off, &ops[i], ops[i].Buf)
+		g.mem.Exec(ts[i], &ops[i], ops[i].Buf)
 	}
 	return nil
 }
@@ -157,7 +138,7 @@ func (g *nodeMem) post(ops []transport.Op) error {
 // appending READ data and old values to out.
 func (g *nodeMem) serveBatch(ops []batchOp, out []byte) ([]byte, error) {
 	v := g.view.Load()
-	var small [16]target
+	var small [16]wordmem.Target
 	ts := small[:0]
 	for i := range ops {
 		o := &ops[i]
@@ -165,14 +146,14 @@ func (g *nodeMem) serveBatch(ops []batchOp, out []byte) ([]byte, error) {
 		if o.Kind == transport.VerbRead {
 			n = uint64(o.n)
 		}
-		r, off, err := v.resolve(o.Kind, o.Addr, n)
+		t, err := v.resolve(o.Kind, o.Addr, n)
 		if err != nil {
 			if len(ops) > 1 {
 				return nil, fmt.Errorf("batch op %d of %d: %w", i, len(ops), err)
 			}
 			return nil, err
 		}
-		ts = append(ts, target{r, off})
+		ts = append(ts, t)
 	}
 	for i := range ops {
 		o := &ops[i]
@@ -182,7 +163,7 @@ func (g *nodeMem) serveBatch(ops []batchOp, out []byte) ([]byte, error) {
 			out = append(out, make([]byte, o.n)...)
 			dst = out[start:]
 		}
-		g.exec(ts[i].r, ts[i].off, &o.Op, dst)
+		g.mem.Exec(ts[i], &o.Op, dst)
 		if o.Kind.Atomic() {
 			out = appendU64(out, o.Old)
 		}

@@ -26,7 +26,7 @@ func (e *endpoint) Call(n transport.NodeID, method uint16, req []byte) ([]byte, 
 		if err == nil {
 			in = uint64(len(reply))
 		}
-		e.single(n, transport.VerbRPC, uint64(len(req)), in)
+		e.CountVerb(n, transport.VerbRPC, uint64(len(req)), in)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("tcp: rpc %#04x on node %d: %w", method, n, err)

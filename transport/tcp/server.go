@@ -9,14 +9,15 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"math/rand/v2"
 	"net"
 	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/dmbench/dmbench/transport"
+	"github.com/dmbench/dmbench/transport/internal/realtime"
 )
 
 // ServerConfig is what a node's server is started with.
@@ -91,8 +92,8 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 		if cfg.NewCore != nil {
 			ep = cfg.NewCore(s, c)
 		} else {
-			ep = &endpoint{self: s, floating: true, thread: c, wake: make(chan struct{}, 1),
-				rng: rand.New(rand.NewPCG(0, stream(0, handlerThread, c)))}
+			ep = &endpoint{self: s, floating: true,
+				Endpoint: realtime.NewEndpoint(0, c, 0, realtime.Stream(0, realtime.HandlerThread, c), time.Time{}, false)}
 		}
 		s.cores <- ep
 	}

@@ -14,6 +14,7 @@ import (
 	"runtime"
 
 	"github.com/dmbench/dmbench/transport"
+	"github.com/dmbench/dmbench/transport/internal/realtime"
 )
 
 // stageBytes is each endpoint's registered staging buffer: READ data
@@ -133,15 +134,7 @@ func (e *endpoint) check(op *transport.Op) error {
 
 // count counts one verb on a QP, payload bytes as the other fabrics do.
 func (e *endpoint) count(op *transport.Op) {
-	var out, in uint64
-	switch op.Kind {
-	case transport.VerbRead:
-		in = uint64(len(op.Buf))
-	case transport.VerbWrite:
-		out = uint64(len(op.Buf))
-	default:
-		out, in = 8, 8
-	}
+	out, in := realtime.Payload(op)
 	e.stats.Count(e.Endpoint.Tag(), op.Addr.Node(), op.Kind, out, in)
 }
 

@@ -92,6 +92,26 @@ func (m Memory) Atomic(r *Region, off uint64, op *transport.Op) uint64 {
 	return r.apply(off, op)
 }
 
+// Target is where a checked op lands: a region and the byte offset of the
+// op's address in it.
+type Target struct {
+	Region *Region
+	Off    uint64
+}
+
+// Exec runs op o at t: a READ into dst, a WRITE from o.Buf, an atomic
+// leaving the word's old value in o.Old.
+func (m Memory) Exec(t Target, o *transport.Op, dst []byte) {
+	switch o.Kind {
+	case transport.VerbRead:
+		m.Read(t.Region, t.Off, dst)
+	case transport.VerbWrite:
+		m.Write(t.Region, t.Off, o.Buf)
+	default:
+		o.Old = m.Atomic(t.Region, t.Off, o)
+	}
+}
+
 // lineRest is how many of n bytes from off lie in off's cacheline.
 func lineRest(off, n uint64) uint64 {
 	return min(n, transport.CachelineBytes-off%transport.CachelineBytes)
