@@ -17,6 +17,7 @@ import (
 // compressed up to 6 bytes per node.
 func (x *Index) BulkLoad(ep transport.Endpoint, kvs iter.Seq2[[]byte, []byte]) error {
 	var keys, vals [][]byte
+	var ar arena // one slab for many records' bytes, not two allocations each
 	for k, v := range kvs {
 		if len(k) != x.ll.ks || len(v) != x.ll.vs {
 			return fmt.Errorf("smart: bulk load: key of %d and value of %d bytes, want %d and %d", len(k), len(v), x.ll.ks, x.ll.vs)
@@ -24,8 +25,8 @@ func (x *Index) BulkLoad(ep transport.Endpoint, kvs iter.Seq2[[]byte, []byte]) e
 		if n := len(keys); n > 0 && bytes.Compare(keys[n-1], k) >= 0 {
 			return fmt.Errorf("smart: bulk load: keys not increasing at %x after %x", k, keys[n-1])
 		}
-		keys = append(keys, bytes.Clone(k))
-		vals = append(vals, bytes.Clone(v))
+		keys = append(keys, ar.clone(k))
+		vals = append(vals, ar.clone(v))
 	}
 	var b [8]byte
 	if err := ep.Read(b[:], x.rootPtr); err != nil {

@@ -75,7 +75,8 @@ func (c *client) scanOrdered(lo []byte, need int) ([]kv, error) {
 			return nil, err
 		}
 	}
-	frontier := []fitem{{s: survivor{h: h, path: bytes.Clone(lo[:h.depth])}}}
+	var ar arena
+	frontier := []fitem{{s: survivor{h: h, path: ar.clone(lo[:h.depth])}}}
 	for {
 		// Pick the slots to read: in key order, until they and the keys
 		// before them can hold need keys.
@@ -99,13 +100,9 @@ func (c *client) scanOrdered(lo []byte, need int) ([]kv, error) {
 				ops = append(ops, transport.Op{})
 				continue
 			}
-			size := c.ll.size
-			if !isLeaf(s.h.p) {
-				size = nodeReadBytes(slotType(s.h.p))
-			}
-			ops = append(ops, transport.ReadOp(make([]byte, size), slotTarget(s.h.p)))
+			ops = append(ops, transport.ReadOp(ar.take(c.readSize(s.h.p)), slotTarget(s.h.p)))
 		}
-		var batch []transport.Op
+		batch := make([]transport.Op, 0, len(ops))
 		for _, o := range ops {
 			if o.Buf != nil {
 				batch = append(batch, o)
@@ -129,16 +126,17 @@ func (c *client) scanOrdered(lo []byte, need int) ([]kv, error) {
 				items = []fitem{{s: survivor{h: fresh, path: s.path}}}
 			case absent(s.h.p):
 			default:
-				more, kvs, err := c.scanOne(s, ops[k].Buf, lo, top)
+				more, found, ok, err := c.scanOne(&ar, s, ops[k].Buf, lo, top)
 				if err != nil {
 					return nil, err
 				}
 				slices.SortFunc(more, func(a, b survivor) int { return bytes.Compare(a.path, b.path) })
+				items = make([]fitem, 0, len(more)+1)
 				for _, m := range more {
 					items = append(items, fitem{s: m})
 				}
-				for _, kv := range kvs {
-					items = append(items, fitem{kv: &kv})
+				if ok {
+					items = append(items, fitem{kv: &found})
 				}
 			}
 			replace[i] = items
@@ -208,10 +206,11 @@ func (c *client) rangeQuery(lo, hi []byte) ([]kv, error) {
 		}
 	}
 	var out []kv
-	level := []survivor{{h: h, path: bytes.Clone(lo[:h.depth])}}
+	var ar arena
+	level := []survivor{{h: h, path: ar.clone(lo[:h.depth])}}
 	for len(level) > 0 {
 		ops := make([]transport.Op, 0, len(level))
-		var reads []survivor
+		reads := make([]survivor, 0, len(level))
 		for _, s := range level {
 			switch {
 			case absent(s.h.p):
@@ -225,14 +224,12 @@ func (c *client) rangeQuery(lo, hi []byte) ([]kv, error) {
 					ops = append(ops, transport.Op{})
 				}
 				continue
-			case isLeaf(s.h.p):
-				ops = append(ops, transport.ReadOp(make([]byte, c.ll.size), slotTarget(s.h.p)))
 			default:
-				ops = append(ops, transport.ReadOp(make([]byte, nodeReadBytes(slotType(s.h.p))), slotTarget(s.h.p)))
+				ops = append(ops, transport.ReadOp(ar.take(c.readSize(s.h.p)), slotTarget(s.h.p)))
 			}
 			reads = append(reads, s)
 		}
-		var batch []transport.Op
+		batch := make([]transport.Op, 0, len(ops))
 		for _, o := range ops {
 			if o.Buf != nil {
 				batch = append(batch, o)
@@ -249,12 +246,14 @@ func (c *client) rangeQuery(lo, hi []byte) ([]kv, error) {
 				next = append(next, s) // a cached slot read again
 				continue
 			}
-			more, kvs, err := c.scanOne(s, ops[i].Buf, lo, hi)
+			more, found, ok, err := c.scanOne(&ar, s, ops[i].Buf, lo, hi)
 			if err != nil {
 				return nil, err
 			}
 			next = append(next, more...)
-			out = append(out, kvs...)
+			if ok {
+				out = append(out, found)
+			}
 		}
 		level = next
 	}
@@ -263,26 +262,35 @@ func (c *client) rangeQuery(lo, hi []byte) ([]kv, error) {
 	return out, nil
 }
 
+// readSize is how many bytes a range query READs for the node or leaf a
+// slot points to.
+func (c *client) readSize(p uint64) int {
+	if isLeaf(p) {
+		return c.ll.size
+	}
+	return nodeReadBytes(slotType(p))
+}
+
 // scanOne processes one node or leaf a range query read: a leaf in range
-// is a result; a node yields its slots in range.
-func (c *client) scanOne(s survivor, buf []byte, lo, hi []byte) ([]survivor, []kv, error) {
+// is a result (ok); a node yields its slots in range. Results and paths
+// are carved from ar.
+func (c *client) scanOne(ar *arena, s survivor, buf []byte, lo, hi []byte) (more []survivor, found kv, ok bool, err error) {
 	if isLeaf(s.h.p) {
 		lf := c.ll.decode(buf)
 		c.ep.Compute(cost.Checksum(c.ll.ks + c.ll.vs))
 		if !c.ll.consistent(lf) {
-			var err error
 			if lf, _, err = c.readLeaf(slotTarget(s.h.p)); err != nil {
-				return nil, nil, err
+				return nil, kv{}, false, err
 			}
 		}
 		if s.h.cached && (lf.rev != s.h.pPtr || !lf.valid) {
 			fresh, err := c.reread(s.h)
-			return []survivor{{h: fresh, path: s.path}}, nil, err
+			return []survivor{{h: fresh, path: s.path}}, kv{}, false, err
 		}
 		if !lf.valid || bytes.Compare(lf.key, lo) < 0 || bytes.Compare(lf.key, hi) > 0 {
-			return nil, nil, nil
+			return nil, kv{}, false, nil
 		}
-		return nil, []kv{{key: bytes.Clone(lf.key), val: bytes.Clone(lf.val)}}, nil
+		return nil, kv{key: ar.clone(lf.key), val: ar.clone(lf.val)}, true, nil
 	}
 	a := slotTarget(s.h.p)
 	t := slotType(s.h.p)
@@ -290,35 +298,76 @@ func (c *client) scanOne(s survivor, buf []byte, lo, hi []byte) ([]survivor, []k
 	if hdr.typ > t && hdr.typ < numTypes {
 		rest := make([]byte, nodeReadBytes(hdr.typ)-len(buf))
 		if err := c.read(rest, a.Add(uint64(len(buf)))); err != nil {
-			return nil, nil, fmt.Errorf("reading the rest of node %v: %w", a, err)
+			return nil, kv{}, false, fmt.Errorf("reading the rest of node %v: %w", a, err)
 		}
 		buf = append(buf, rest...)
 	}
-	n := decodeNode(buf)
-	if n.hdr.depth != s.h.depth || (s.h.cached && n.rev != s.h.pPtr) {
+	// The node's slots are read straight from buf: decodeNode's copy of
+	// them was most of a scan's allocation.
+	rev := transport.GAddr(binary.LittleEndian.Uint64(buf[nodeRev:]))
+	hdr = decodeHeader(binary.LittleEndian.Uint64(buf[nodeHeader:]))
+	if hdr.depth != s.h.depth || (s.h.cached && rev != s.h.pPtr) {
 		fresh, err := c.reread(s.h)
-		return []survivor{{h: fresh, path: s.path}}, nil, err
+		return []survivor{{h: fresh, path: s.path}}, kv{}, false, err
 	}
-	full := append(bytes.Clone(s.path), n.hdr.prefix[:n.hdr.plen]...)
+	full := ar.take(len(s.path) + hdr.plen)
+	copy(full, s.path)
+	copy(full[len(s.path):], hdr.prefix[:hdr.plen])
 	if !within(full, lo, hi) {
-		return nil, nil, nil
+		return nil, kv{}, false, nil
 	}
 	d := len(full)
 	if d >= len(lo) {
-		return nil, nil, fmt.Errorf("%w: node %v at depth %d with a %d-byte prefix", errCorrupt, a, n.hdr.depth, n.hdr.plen)
+		return nil, kv{}, false, fmt.Errorf("%w: node %v at depth %d with a %d-byte prefix", errCorrupt, a, hdr.depth, hdr.plen)
 	}
-	c.ep.Compute(cost.FingerprintProbe(len(n.slots)))
-	var more []survivor
-	for i, e := range n.slots {
+	slots := (len(buf) - nodeSlots) / 8
+	c.ep.Compute(cost.FingerprintProbe(slots))
+	children := 0
+	for i := range slots {
+		if !absent(binary.LittleEndian.Uint64(buf[nodeSlots+8*i:])) {
+			children++
+		}
+	}
+	more = make([]survivor, 0, children)
+	for i := range slots {
+		e := binary.LittleEndian.Uint64(buf[nodeSlots+8*i:])
 		if absent(e) {
 			continue
 		}
-		path := append(bytes.Clone(full), partialOf(e))
+		path := ar.take(d + 1)
+		copy(path, full)
+		path[d] = partialOf(e)
 		if within(path, lo, hi) {
 			more = append(more, survivor{h: hop{pPtr: slotAddr(a, i), p: e, depth: d + 1}, path: path})
 		}
 	}
-	return more, nil, nil
+	return more, kv{}, false, nil
+}
+
+// arena hands out the bytes of one range query (READ buffers, the key
+// paths of the slots still to follow, the keys and values found) from
+// slabs, so that a query over a hundred leaves does not allocate for each.
+// Bytes once handed out are never handed out again, so a slice stays
+// valid after later ones are taken; each slice's capacity ends with it,
+// so appending to it copies.
+type arena struct{ slab []byte }
+
+// arenaSlab is the size of a fresh slab: a few dozen leaf READs.
+const arenaSlab = 4 << 10
+
+func (ar *arena) take(n int) []byte {
+	if cap(ar.slab)-len(ar.slab) < n {
+		ar.slab = make([]byte, 0, max(n, arenaSlab))
+	}
+	i := len(ar.slab)
+	ar.slab = ar.slab[:i+n]
+	return ar.slab[i : i+n : i+n]
+}
+
+func (ar *arena) clone(b []byte) []byte {
+	c := ar.take(len(b))
+	copy(c, b)
+	return c
 }
 
 // within reports whether keys with prefix p can lie in [lo, hi].
