@@ -1,12 +1,12 @@
 package blink
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"sync/atomic"
 
 	"github.com/dmbench/dmbench/indexes"
+	"github.com/dmbench/dmbench/indexes/internal/inner"
 	"github.com/dmbench/dmbench/transport"
 )
 
@@ -31,10 +31,6 @@ func init() {
 // nodeAlign aligns nodes to cachelines, so that the rear word shares the
 // last cacheline of its node.
 const nodeAlign = transport.CachelineBytes
-
-// maxLevels bounds the height of a tree; the root pointer keeps the level
-// in the low bits nodeAlign leaves free.
-const maxLevels = 32
 
 // maxRetries bounds every retry loop (re-reads of torn nodes, CASes on a
 // held lock, waits for a new root). Each retry issues a verb, so time moves
@@ -75,17 +71,9 @@ func New(env indexes.Env, p indexes.Params) (indexes.Index, error) {
 	f := env.Fabric
 	cfg := f.Config()
 	x := &Index{env: env, params: p, l: l, fill: p.Float("bulk_fill"), firstCN: transport.NodeID(cfg.MemoryNodes)}
-	setupNode := transport.NodeID(0)
-	if cfg.ComputeNodes > 0 {
-		setupNode = x.firstCN
+	if x.setupEP, x.setup, x.rootPtr, err = inner.Setup(f); err != nil {
+		return nil, err
 	}
-	x.setupEP = f.Setup(setupNode)
-	x.setup = transport.NewAllocator(f, 0)
-	main, err := f.Region(0, "main")
-	if err != nil {
-		return nil, fmt.Errorf("root pointer: %w", err)
-	}
-	x.rootPtr = main.Base
 	x.allocs = make([]*transport.Allocator, cfg.ComputeNodes)
 	for i := range x.allocs {
 		x.allocs[i] = transport.NewAllocator(f, 0)
@@ -96,38 +84,15 @@ func New(env indexes.Env, p indexes.Params) (indexes.Index, error) {
 	return x, nil
 }
 
-// rootWord packs the root's address and level into the root pointer.
-func rootWord(a transport.GAddr, lvl int) uint64 { return uint64(a) | uint64(lvl) }
-
-func splitRootWord(w uint64) (transport.GAddr, int) {
-	return transport.GAddr(w &^ (nodeAlign - 1)), int(w & (nodeAlign - 1))
-}
-
 // initRoot publishes an empty root leaf spanning the key space unless a
 // root exists.
 func (x *Index) initRoot() error {
-	ep := x.setupEP
-	var w [8]byte
-	if err := ep.Read(w[:], x.rootPtr); err != nil {
-		return fmt.Errorf("reading the root pointer: %w", err)
-	}
-	if binary.LittleEndian.Uint64(w[:]) != 0 {
-		return nil
-	}
 	img := make([]byte, x.l.size)
 	x.l.initNode(img, 0, make([]byte, x.l.keySize), nil, 0)
 	seal(img, 1)
-	a, err := x.allocNode(ep, x.setup)
-	if err != nil {
-		return fmt.Errorf("allocating the root leaf: %w", err)
-	}
-	if err := ep.Write(a, img); err != nil {
-		return fmt.Errorf("writing the root leaf: %w", err)
-	}
-	if _, err := ep.CAS(x.rootPtr, 0, rootWord(a, 0)); err != nil {
-		return fmt.Errorf("publishing the root leaf: %w", err)
-	}
-	return nil
+	return inner.InitRoot(x.setupEP, x.rootPtr, img, func() (transport.GAddr, error) {
+		return x.allocNode(x.setupEP, x.setup)
+	})
 }
 
 // allocNode takes a node from a, on the memory nodes in turn: FG's

@@ -1,7 +1,7 @@
 package blink
 
 import (
-	"github.com/dmbench/dmbench/indexes"
+	"github.com/dmbench/dmbench/indexes/internal/inner"
 	"github.com/dmbench/dmbench/transport"
 )
 
@@ -26,7 +26,7 @@ type client struct {
 
 	cpu  int64 // local work charged but not yet handed to Compute
 	crc  int64 // the part of it that computes checksums (stepCRC)
-	path [maxLevels]transport.GAddr
+	path [inner.MaxLevels]transport.GAddr
 }
 
 // charge adds local work; flush hands it to the fabric before the next
@@ -73,15 +73,4 @@ func (c *client) Begin(string, []byte) error {
 func (c *client) End(err error) error {
 	c.flush()
 	return err
-}
-
-// Get looks key up: the root pointer, then one READ per level.
-func (c *client) Get(key []byte) ([]byte, bool, error) { return c.search(key) }
-
-// Put inserts, updates or deletes key.
-func (c *client) Put(key, val []byte, kind indexes.WriteKind) error { return c.store(key, val, kind) }
-
-// Range calls fn on up to n entries from start on, in key order.
-func (c *client) Range(start []byte, n int, fn func(key, val []byte) bool) error {
-	return c.scan(start, n, fn)
 }

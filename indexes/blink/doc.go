@@ -168,5 +168,8 @@
 //   - A new root that loses the CAS of the root pointer to another is
 //     never used; memory is never freed (as in Sherman's allocator).
 //   - BulkLoad writes nodes bulk_fill (75%) full, bottom-up, outside
-//     simulated time; SPREAD loads by inserts (Load A).
+//     simulated time; SPREAD loads by inserts (Load A). The internal
+//     levels are grouped over the leaves as in Sherman's bulk load, and
+//     the root pointer's word is Sherman's: both from package
+//     indexes/internal/inner.
 package blink

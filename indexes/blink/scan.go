@@ -7,14 +7,15 @@ import (
 	"github.com/dmbench/dmbench/cost"
 )
 
-// scan descends to the leaf of start, then reads leaves one by one along
-// the sibling chain, one READ each (FG's scan; SPREAD's B-link tree has no
+// Range calls fn on up to n entries from start on, in key order: it
+// descends to the leaf of start, then reads leaves one by one along the
+// sibling chain, one READ each (FG's scan; SPREAD's B-link tree has no
 // READ batching either). Each leaf is read optimistically and checked; it
 // yields its keys from the scan's next key on, and the next key becomes
 // its high fence, so keys come out strictly increasing even when a leaf
 // split between two READs. No lock is taken: the scan is not atomic, each
 // leaf is a consistent image of its own moment.
-func (c *client) scan(start []byte, n int, fn func(key, val []byte) bool) error {
+func (c *client) Range(start []byte, n int, fn func(key, val []byte) bool) error {
 	if n <= 0 {
 		return nil
 	}

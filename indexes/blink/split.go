@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/dmbench/dmbench/cost"
+	"github.com/dmbench/dmbench/indexes/internal/inner"
 	"github.com/dmbench/dmbench/transport"
 )
 
@@ -113,8 +114,8 @@ func (c *client) newRoot(lvl int, sep []byte, left, right transport.GAddr) (bool
 		return false, fmt.Errorf("writing new root %v: %w", a, err)
 	}
 	c.flush()
-	expect := rootWord(left, lvl-1)
-	old, err := c.ep.CAS(c.x.rootPtr, expect, rootWord(a, lvl))
+	expect := inner.RootWord(left, lvl-1)
+	old, err := c.ep.CAS(c.x.rootPtr, expect, inner.RootWord(a, lvl))
 	if err != nil {
 		return false, fmt.Errorf("publishing new root %v: %w", a, err)
 	}

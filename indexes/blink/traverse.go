@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/dmbench/dmbench/cost"
+	"github.com/dmbench/dmbench/indexes/internal/inner"
 	"github.com/dmbench/dmbench/transport"
 )
 
@@ -15,8 +16,8 @@ func (c *client) readRoot() (transport.GAddr, int, error) {
 	if err := c.read(c.word[:], c.x.rootPtr); err != nil {
 		return 0, 0, fmt.Errorf("reading the root pointer: %w", err)
 	}
-	a, lvl := splitRootWord(binary.LittleEndian.Uint64(c.word[:]))
-	if a.IsNil() || lvl >= maxLevels {
+	a, lvl := inner.DecodeRoot(binary.LittleEndian.Uint64(c.word[:]))
+	if a.IsNil() || lvl >= inner.MaxLevels {
 		return 0, 0, fmt.Errorf("root pointer %#x names no node", binary.LittleEndian.Uint64(c.word[:]))
 	}
 	return a, lvl, nil
@@ -96,8 +97,9 @@ func (c *client) walk(a transport.GAddr, key []byte, lvl int) (transport.GAddr, 
 	return 0, fmt.Errorf("no end to the walk after %d nodes", maxRetries)
 }
 
-// search finds key's leaf and looks the key up in it.
-func (c *client) search(key []byte) ([]byte, bool, error) {
+// Get finds key's leaf and looks the key up in it: the root pointer, then
+// one READ per level.
+func (c *client) Get(key []byte) ([]byte, bool, error) {
 	if _, err := c.descend(key, 0); err != nil {
 		return nil, false, err
 	}

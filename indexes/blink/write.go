@@ -8,20 +8,11 @@ import (
 	"github.com/dmbench/dmbench/transport"
 )
 
-// storeMode is what a store does with its key.
-type storeMode = indexes.WriteKind
-
-const (
-	modeInsert = indexes.WriteInsert
-	modeUpdate = indexes.WriteUpdate
-	modeDelete = indexes.WriteDelete
-)
-
-// store inserts, updates or deletes key in its leaf: the traversal, the
+// Put inserts, updates or deletes key in its leaf: the traversal, the
 // lock with the leaf's READ, the change in the local image and one WRITE
 // of the whole leaf that also unlocks it. Deletes remove the entry and
 // never merge leaves, as in FG.
-func (c *client) store(key, val []byte, mode storeMode) error {
+func (c *client) Put(key, val []byte, kind indexes.WriteKind) error {
 	a, err := c.descend(key, 0)
 	if err != nil {
 		return err
@@ -35,12 +26,12 @@ func (c *client) store(key, val []byte, mode storeMode) error {
 	i, found := l.leafSearch(img, key)
 	c.charge(cost.NodeSearch(n))
 	switch {
-	case !found && mode != modeInsert:
+	case !found && kind != indexes.WriteInsert:
 		if err := c.unlock(a, version(img)); err != nil {
 			return err
 		}
 		return indexes.ErrNotFound
-	case mode == modeDelete:
+	case kind == indexes.WriteDelete:
 		l.leafRemoveAt(img, i)
 		c.charge(cost.Copy((n - i) * l.leafEntry))
 	case found:

@@ -2,10 +2,10 @@ package marlin
 
 import (
 	"bytes"
-	"encoding/binary"
 	"fmt"
 	"iter"
 
+	"github.com/dmbench/dmbench/indexes/internal/inner"
 	"github.com/dmbench/dmbench/transport"
 )
 
@@ -15,23 +15,18 @@ import (
 // of their span with pointers to them and linked by sibling pointers,
 // then each internal level over the one below, then the root pointer,
 // which replaces the empty root New made. Marlin has no bulk load (its
-// benchmarks fill the tree by inserts).
+// benchmarks fill the tree by inserts). A node is filled to at most all
+// but two of its slots, since an insert into a leaf with one free slot
+// splits it.
 func (x *Index) BulkLoad(ep transport.Endpoint, kvs iter.Seq2[[]byte, []byte]) error {
 	l := &x.l
-	b := bulk{x: x, ep: ep, img: make([]byte, l.leafBytes)}
-	perLeaf := clampFill(x.fill, l.span)
-	var prev []byte
-	for k, v := range kvs {
-		if len(k) != l.keySize || len(v) != l.valSize {
-			return fmt.Errorf("marlin: bulk load: key of %d bytes and value of %d, want %d and %d", len(k), len(v), l.keySize, l.valSize)
-		}
-		if prev != nil && bytes.Compare(prev, k) >= 0 {
-			return fmt.Errorf("marlin: bulk load: keys not increasing at %x after %x", k, prev)
-		}
+	b := bulk{Bulk: x.tree.NewBulk(ep, l.leafBytes, inner.SetVersions), x: x, ep: ep}
+	perLeaf := inner.BulkFill(x.fill, l.span, 2)
+	n, err := inner.EachPair(kvs, l.KeySize, l.valSize, func(prev, k, v []byte) error {
 		var err error
 		switch {
 		case prev == nil:
-			err = b.start(make([]byte, l.keySize))
+			err = b.Start(make([]byte, l.KeySize))
 		case len(b.keys) == perLeaf:
 			err = b.next(k)
 		}
@@ -40,95 +35,42 @@ func (x *Index) BulkLoad(ep transport.Endpoint, kvs iter.Seq2[[]byte, []byte]) e
 		}
 		b.keys = append(b.keys, bytes.Clone(k))
 		b.vals = append(b.vals, bytes.Clone(v))
-		prev = append(prev[:0], k...)
-	}
-	if prev == nil {
 		return nil
+	})
+	if err == nil && n > 0 {
+		err = b.finish(inner.BulkFill(x.fill, l.span, 2) + 1)
 	}
-	if err := b.finish(); err != nil {
-		return err
-	}
-	root, lvl, err := b.upper()
 	if err != nil {
-		return err
-	}
-	var w [8]byte
-	binary.LittleEndian.PutUint64(w[:], rootWord(root, lvl))
-	if err := ep.Write(x.rootPtr, w[:]); err != nil {
-		return fmt.Errorf("marlin: bulk load: writing the root pointer: %w", err)
-	}
-	for i := range x.roots {
-		x.roots[i].Store(nil)
+		return fmt.Errorf("marlin: bulk load: %w", err)
 	}
 	return nil
 }
 
-// clampFill is how many of card slots a bulk-loaded node fills: at least
-// one, and at most card-2, since an insert into a leaf with one free slot
-// splits it.
-func clampFill(fill float64, card int) int {
-	return min(max(int(fill*float64(card)), 1), card-2)
-}
-
-// bulk builds one level at a time: the leaf being filled is written once
-// the address of its right sibling is known.
+// bulk is a bulk load of the layer's kind with Marlin's data items: the
+// pairs of the leaf being filled are kept until its items are written.
 type bulk struct {
+	*inner.Bulk
 	x          *Index
 	ep         transport.Endpoint
-	img        []byte          // the leaf being filled
-	addr       transport.GAddr // its address
-	keys, vals [][]byte        // its pairs
-	leaves     int             // leaves whose items are written
-	kids       []child         // the level built so far
+	keys, vals [][]byte // the pairs of the leaf being filled
+	leaves     int      // leaves whose items are written
 }
 
-// child is a node of the level below: its low fence and address.
-type child struct {
-	low  []byte
-	addr transport.GAddr
-}
-
-func (b *bulk) alloc(size int, align uint64) (transport.GAddr, error) {
-	a, err := b.x.setupMem.Alloc(b.ep, uint64(size), align)
-	if err != nil {
-		return 0, fmt.Errorf("marlin: bulk load: %w", err)
-	}
-	return a, nil
-}
-
-// start begins a leaf with low fence low.
-func (b *bulk) start(low []byte) error {
-	a, err := b.alloc(len(b.img), nodeAlign)
-	if err != nil {
-		return err
-	}
-	b.x.nodeBytes.Add(uint64(len(b.img)))
-	b.x.l.initNode(b.img, 0, low, nil, 0)
-	b.addr, b.keys, b.vals = a, b.keys[:0], b.vals[:0]
-	b.kids = append(b.kids, child{low: bytes.Clone(low), addr: a})
-	return nil
-}
-
-// next closes the current leaf at high fence low and starts the next.
+// next writes the items of the leaf being filled, closes it at high fence
+// low and starts the next.
 func (b *bulk) next(low []byte) error {
-	prev := b.addr
 	if err := b.writeItems(); err != nil {
 		return err
 	}
-	img := bytes.Clone(b.img)
-	if err := b.start(low); err != nil {
-		return err
-	}
-	b.x.l.setHigh(img, low)
-	setSibling(img, b.addr)
-	return b.write(prev, img)
+	return b.Next(low)
 }
 
-func (b *bulk) finish() error {
+// finish writes the last leaf's items and finishes the bulk load.
+func (b *bulk) finish(per int) error {
 	if err := b.writeItems(); err != nil {
 		return err
 	}
-	return b.write(b.addr, b.img)
+	return b.Finish(per)
 }
 
 // writeItems writes the current leaf's items and points its slots at
@@ -149,9 +91,9 @@ func (b *bulk) writeItems() error {
 		if len(blk) == 0 {
 			continue
 		}
-		a, err := b.x.setupMem.AllocOn(b.ep, nodes[m], uint64(len(blk)), itemAlign)
+		a, err := b.x.tree.SetupMem.AllocOn(b.ep, nodes[m], uint64(len(blk)), itemAlign)
 		if err != nil {
-			return fmt.Errorf("marlin: bulk load: %w", err)
+			return err
 		}
 		bases[m] = a
 		b.x.itemBytes.Add(uint64(len(blk)))
@@ -162,69 +104,18 @@ func (b *bulk) writeItems() error {
 		off := next[m] * l.itemBytes
 		next[m]++
 		l.fillItem(blocks[m][off:], b.keys[i], b.vals[i])
-		l.setSlotPtr(b.img, i, uint64(bases[m].Add(uint64(off))))
-		copy(l.slotKey(b.img, i), b.keys[i])
+		l.setSlotPtr(b.Leaf, i, uint64(bases[m].Add(uint64(off))))
+		copy(l.slotKey(b.Leaf, i), b.keys[i])
 	}
 	for m, blk := range blocks {
 		if len(blk) == 0 {
 			continue
 		}
 		if err := b.ep.Write(bases[m], blk); err != nil {
-			return fmt.Errorf("marlin: bulk load: writing items at %v: %w", bases[m], err)
+			return fmt.Errorf("writing items at %v: %w", bases[m], err)
 		}
 	}
 	b.leaves++
+	b.keys, b.vals = b.keys[:0], b.vals[:0]
 	return nil
-}
-
-func (b *bulk) write(a transport.GAddr, img []byte) error {
-	setConsistent(img)
-	if err := b.ep.Write(a, img); err != nil {
-		return fmt.Errorf("marlin: bulk load: writing node %v: %w", a, err)
-	}
-	return nil
-}
-
-// upper builds the internal levels over b.kids and returns the root.
-func (b *bulk) upper() (transport.GAddr, int, error) {
-	l := &b.x.l
-	kids := b.kids
-	per := clampFill(b.x.fill, l.span) + 1 // children per node
-	for lvl := 1; ; lvl++ {
-		if len(kids) == 1 {
-			return kids[0].addr, lvl - 1, nil
-		}
-		if lvl >= maxLevels {
-			return 0, 0, fmt.Errorf("marlin: bulk load: tree taller than %d levels", maxLevels)
-		}
-		var up []child
-		addrs := make([]transport.GAddr, (len(kids)+per-1)/per)
-		for i := range addrs {
-			a, err := b.alloc(l.innerBytes, nodeAlign)
-			if err != nil {
-				return 0, 0, err
-			}
-			b.x.nodeBytes.Add(uint64(l.innerBytes))
-			addrs[i] = a
-		}
-		img := make([]byte, l.innerBytes)
-		for i, a := range addrs {
-			group := kids[i*per : min((i+1)*per, len(kids))]
-			var high []byte
-			var sib transport.GAddr
-			if i+1 < len(addrs) {
-				high, sib = kids[(i+1)*per].low, addrs[i+1]
-			}
-			l.initNode(img, lvl, group[0].low, high, sib)
-			l.setInnerChild(img, 0, group[0].addr)
-			for _, g := range group[1:] {
-				l.insertInner(img, g.low, g.addr)
-			}
-			if err := b.write(a, img); err != nil {
-				return 0, 0, err
-			}
-			up = append(up, child{low: group[0].low, addr: a})
-		}
-		kids = up
-	}
 }

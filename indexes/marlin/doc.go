@@ -12,9 +12,13 @@
 // changed only by FAA, lets inserts, updates and deletes (IDUs) of one
 // leaf run together while excluding structure modifications (SMOs). The
 // rest is Sherman's: 1 KB-class nodes with fence keys and sibling
-// pointers, compute-side caching of internal nodes (cache.go), splits
-// that write the new sibling before the shrunk node and then insert the
-// separator into the parent under the parent's CAS lock.
+// pointers, compute-side caching of internal nodes, splits that write the
+// new sibling before the shrunk node and then insert the separator into
+// the parent under the parent's CAS lock. That part is shared with
+// package sherman as package indexes/internal/inner (the node header,
+// internal nodes, the index cache, traversal, separator insertion and
+// bulk loading of internal levels); this package gives it Marlin's node
+// check and internal-node lock (leaf.go, split.go).
 //
 // # Layout (K-byte keys, V-byte values, span S = 64)
 //

@@ -3,67 +3,75 @@ package marlin
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"hash/fnv"
 	"sort"
 
 	"github.com/dmbench/dmbench/cost"
 	"github.com/dmbench/dmbench/indexes"
+	"github.com/dmbench/dmbench/indexes/internal/inner"
 	"github.com/dmbench/dmbench/transport"
 )
 
-// errRestart starts a write over from the leaf lookup: another SMO held
-// the leaf it meant to split.
-var errRestart = errors.New("restart")
-
-// search reads the leaf covering key, then the item its slot points to:
-// two READs with a warm cache.
-func (c *client) search(key []byte) ([]byte, bool, error) {
+// Get reads the leaf covering key, then the item its slot points to: two
+// READs with a warm cache.
+func (c *client) Get(key []byte) (val []byte, found bool, err error) {
 	l := &c.x.l
-	fast := true
-	for range maxRetries {
-		loc, err := c.locate(key, 0, fast)
-		if err != nil {
-			return nil, false, err
+	err = c.AtLeaf(key, func(loc *inner.Location, hops int) (bool, error) {
+		img := c.Buf[:l.leafBytes]
+		if err := c.readNode(img, loc.Addr); err != nil {
+			return false, err
 		}
-		for hops := 0; hops < maxRetries; hops++ {
-			img := c.buf[:l.leafBytes]
-			if err := c.readNode(img, loc.addr); err != nil {
-				return nil, false, err
-			}
-			next, err := c.arrive(&loc, img, key, hops)
-			if errors.Is(err, errStale) {
-				break
-			}
-			if next {
-				continue
-			}
-			i := c.findKey(img, key)
-			if i < 0 || !isItem(l.slotPtr(img, i)) {
-				return nil, false, nil
-			}
-			if err := c.readItem(l.slotPtr(img, i), key); err != nil {
-				return nil, false, err
-			}
-			return bytes.Clone(l.itemVal(c.item)), true, nil
+		if next, err := c.Arrive(loc, img, key, hops); next || err != nil {
+			return next, err
 		}
-		fast = false
-	}
-	return nil, false, fmt.Errorf("no stable leaf after %d restarts", maxRetries)
+		i := c.findKey(img, key)
+		if i < 0 || !isItem(l.slotPtr(img, i)) {
+			return false, nil
+		}
+		if err := c.readItem(l.slotPtr(img, i), key); err != nil {
+			return false, err
+		}
+		val, found = bytes.Clone(l.itemVal(c.item)), true
+		return false, nil
+	})
+	return val, found, err
 }
 
 // readItem READs the item at p into c.item and checks that it is key's.
 func (c *client) readItem(p uint64, key []byte) error {
 	l := &c.x.l
 	a := transport.GAddr(p &^ pendingBit)
-	if err := c.read(c.item, a); err != nil {
+	if err := c.Read(c.item, a); err != nil {
 		return fmt.Errorf("reading item %v: %w", a, err)
 	}
 	if !l.itemValid(c.item) || !bytes.Equal(l.itemKey(c.item), key) {
 		return fmt.Errorf("item %v holds key %x, not %x", a, l.itemKey(c.item), key)
 	}
 	return nil
+}
+
+// readNode READs the node at addr into buf until the image is consistent
+// (no structure change writing it, versions equal).
+func (c *client) readNode(buf []byte, addr transport.GAddr) error {
+	for i := range inner.MaxRetries {
+		if i > 0 {
+			c.backoff()
+		}
+		if err := c.Read(buf, addr); err != nil {
+			return fmt.Errorf("reading node %v: %w", addr, err)
+		}
+		if consistent(buf) {
+			return nil
+		}
+	}
+	return fmt.Errorf("node %v still inconsistent after %d reads", addr, inner.MaxRetries)
+}
+
+// ReadNode is readNode for the internal-node layer, to which Marlin's
+// check does not depend on the node's range.
+func (c *client) ReadNode(buf []byte, addr transport.GAddr, _ inner.KeyRange) error {
+	return c.readNode(buf, addr)
 }
 
 // findKey returns the slot of leaf image img whose final key is key (its
@@ -73,84 +81,56 @@ func (c *client) findKey(img, key []byte) int {
 	l := &c.x.l
 	for i := range l.span {
 		if keyed(l.slotPtr(img, i)) && bytes.Equal(l.slotKey(img, i), key) {
-			c.charge(cost.LinearScan(i + 1))
+			c.Charge(cost.LinearScan(i + 1))
 			return i
 		}
 	}
-	c.charge(cost.LinearScan(l.span))
+	c.Charge(cost.LinearScan(l.span))
 	return -1
 }
 
-type storeMode = indexes.WriteKind
-
-const (
-	modeInsert = indexes.WriteInsert
-	modeUpdate = indexes.WriteUpdate
-	modeDelete = indexes.WriteDelete
-)
-
-// store inserts, updates or deletes key in its leaf under a shared
-// Spear: [FAA +1, READ leaf], then the slot's verbs, then FAA -1.
-func (c *client) store(key, val []byte, mode storeMode) error {
+// Put inserts, updates or deletes key in its leaf under a shared Spear:
+// [FAA +1, READ leaf], then the slot's verbs, then FAA -1.
+func (c *client) Put(key, val []byte, kind indexes.WriteKind) error {
 	l := &c.x.l
 	c.itemAddr = 0
-	fast := true
-	for range maxRetries {
-		loc, err := c.locate(key, 0, fast)
-		if err != nil {
-			return err
+	return c.AtLeaf(key, func(loc *inner.Location, hops int) (bool, error) {
+		img := c.Buf[:l.leafBytes]
+		held := loc.Addr
+		if err := c.acquireShared(held, img); err != nil {
+			return false, err
 		}
-		for hops := 0; hops < maxRetries; hops++ {
-			img := c.buf[:l.leafBytes]
-			held := loc.addr
-			if err := c.acquireShared(held, img); err != nil {
-				return err
+		if next, err := c.Arrive(loc, img, key, hops); next || err != nil {
+			// Arrive moved loc on: release the leaf held.
+			if rerr := c.releaseShared(held); rerr != nil {
+				return false, rerr
 			}
-			next, err := c.arrive(&loc, img, key, hops)
-			if next || errors.Is(err, errStale) {
-				// arrive moved loc on: release the leaf held.
-				if err := c.releaseShared(held); err != nil {
-					return err
-				}
-				if next {
-					continue
-				}
-				break
-			}
-			err = c.modifyLeaf(loc, img, key, val, mode)
-			if errors.Is(err, errRestart) {
-				// Another SMO rebuilt the leaf; going back to the
-				// leaf would cost its hot Spear two more FAAs when the
-				// key has moved on, so look the key up again.
-				break
-			}
-			return err
+			return next, err
 		}
-		fast = false
-	}
-	return fmt.Errorf("no stable leaf after %d restarts", maxRetries)
+		return false, c.modifyLeaf(*loc, img, key, val, kind)
+	})
 }
 
 // modifyLeaf applies the operation to the leaf at loc, whose image img
 // was read under this client's share of its Spear, and releases it.
-func (c *client) modifyLeaf(loc location, img, key, val []byte, mode storeMode) error {
+func (c *client) modifyLeaf(loc inner.Location, img, key, val []byte, kind indexes.WriteKind) error {
 	l := &c.x.l
 	i := c.findKey(img, key)
-	if mode == modeDelete {
+	if kind == indexes.WriteDelete {
 		if i < 0 || !isItem(l.slotPtr(img, i)) {
-			return joinRelease(indexes.ErrNotFound, c.releaseShared(loc.addr))
+			return inner.JoinUnlock(indexes.ErrNotFound, c.releaseShared(loc.Addr))
 		}
-		return c.swapSlot(loc.addr, i, l.slotPtr(img, i), slotTombstone, false)
+		return c.swapSlot(loc.Addr, i, l.slotPtr(img, i), slotTombstone, false)
 	}
-	if mode == modeUpdate && (i < 0 || !isItem(l.slotPtr(img, i))) {
-		return joinRelease(indexes.ErrNotFound, c.releaseShared(loc.addr))
+	if kind == indexes.WriteUpdate && (i < 0 || !isItem(l.slotPtr(img, i))) {
+		return inner.JoinUnlock(indexes.ErrNotFound, c.releaseShared(loc.Addr))
 	}
 	p, err := c.writeItem(key, val)
 	if err != nil {
-		return joinRelease(err, c.releaseShared(loc.addr))
+		return inner.JoinUnlock(err, c.releaseShared(loc.Addr))
 	}
 	if i >= 0 {
-		return c.swapSlot(loc.addr, i, l.slotPtr(img, i), p, mode == modeInsert)
+		return c.swapSlot(loc.Addr, i, l.slotPtr(img, i), p, kind == indexes.WriteInsert)
 	}
 	return c.insertNew(loc, img, key, p)
 }
@@ -162,20 +142,20 @@ func (c *client) modifyLeaf(loc location, img, key, val []byte, mode storeMode) 
 // (revive) overwrites.
 func (c *client) swapSlot(addr transport.GAddr, i int, old, p uint64, revive bool) error {
 	a := addr.Add(c.x.l.slotOffset(i))
-	for range maxRetries {
-		got, err := c.cas(a, old, p)
+	for range inner.MaxRetries {
+		got, err := c.CAS(a, old, p)
 		if err != nil {
-			return joinRelease(fmt.Errorf("swapping slot %v: %w", a, err), c.releaseShared(addr))
+			return inner.JoinUnlock(fmt.Errorf("swapping slot %v: %w", a, err), c.releaseShared(addr))
 		}
 		if got == old {
 			return c.releaseShared(addr)
 		}
 		if got == slotTombstone && !revive {
-			return joinRelease(indexes.ErrNotFound, c.releaseShared(addr))
+			return inner.JoinUnlock(indexes.ErrNotFound, c.releaseShared(addr))
 		}
 		old = got
 	}
-	return joinRelease(fmt.Errorf("slot %v still changing after %d CASes", a, maxRetries), c.releaseShared(addr))
+	return inner.JoinUnlock(fmt.Errorf("slot %v still changing after %d CASes", a, inner.MaxRetries), c.releaseShared(addr))
 }
 
 // writeItem allocates and WRITEs this operation's data item (once per
@@ -185,14 +165,14 @@ func (c *client) writeItem(key, val []byte) (uint64, error) {
 		return c.itemAddr, nil
 	}
 	l := &c.x.l
-	c.flush()
-	a, err := c.x.allocs[c.x.cn(c.ep.Node())].Alloc(c.ep, uint64(l.itemBytes), itemAlign)
+	c.Flush()
+	a, err := c.x.tree.Alloc(c.EP.Node()).Alloc(c.EP, uint64(l.itemBytes), itemAlign)
 	if err != nil {
 		return 0, fmt.Errorf("allocating an item: %w", err)
 	}
 	c.x.itemBytes.Add(uint64(l.itemBytes))
 	l.fillItem(c.item, key, val)
-	if err := c.write(a, c.item); err != nil {
+	if err := c.Write(a, c.item); err != nil {
 		return 0, fmt.Errorf("writing item %v: %w", a, err)
 	}
 	c.itemAddr = uint64(a)
@@ -210,9 +190,9 @@ func (c *client) writeItem(key, val []byte) (uint64, error) {
 // and then replaces its pointer; since a slot is claimed at most once
 // between rebuilds, the first insert's slot is one the second had to pass.
 // A leaf with one free slot or none is split (or compacted) instead.
-func (c *client) insertNew(loc location, img, key []byte, p uint64) error {
+func (c *client) insertNew(loc inner.Location, img, key []byte, p uint64) error {
 	l := &c.x.l
-	for range maxRetries {
+	for range inner.MaxRetries {
 		var free, pending []int
 		for i := range l.span {
 			switch ptr := l.slotPtr(img, i); {
@@ -222,10 +202,10 @@ func (c *client) insertNew(loc location, img, key []byte, p uint64) error {
 				pending = append(pending, i)
 			}
 		}
-		c.charge(cost.LinearScan(l.span))
+		c.Charge(cost.LinearScan(l.span))
 		mine, err := c.pendingFor(img, pending, key)
 		if err != nil {
-			return joinRelease(err, c.releaseShared(loc.addr))
+			return inner.JoinUnlock(err, c.releaseShared(loc.Addr))
 		}
 		switch {
 		case mine:
@@ -234,19 +214,19 @@ func (c *client) insertNew(loc location, img, key []byte, p uint64) error {
 		case len(free) <= 1:
 			return c.splitLeaf(loc, key, p)
 		default:
-			claimed, err := c.claim(loc.addr, free, key, p)
+			claimed, err := c.claim(loc.Addr, free, key, p)
 			if err != nil || claimed {
 				return err
 			}
 		}
-		if err := c.read(img, loc.addr); err != nil {
-			return joinRelease(fmt.Errorf("reading leaf %v: %w", loc.addr, err), c.releaseShared(loc.addr))
+		if err := c.Read(img, loc.Addr); err != nil {
+			return inner.JoinUnlock(fmt.Errorf("reading leaf %v: %w", loc.Addr, err), c.releaseShared(loc.Addr))
 		}
 		if i := c.findKey(img, key); i >= 0 {
-			return c.swapSlot(loc.addr, i, l.slotPtr(img, i), p, true)
+			return c.swapSlot(loc.Addr, i, l.slotPtr(img, i), p, true)
 		}
 	}
-	return joinRelease(fmt.Errorf("leaf %v: no slot after %d tries", loc.addr, maxRetries), c.releaseShared(loc.addr))
+	return inner.JoinUnlock(fmt.Errorf("leaf %v: no slot after %d tries", loc.Addr, inner.MaxRetries), c.releaseShared(loc.Addr))
 }
 
 // pendingFor READs the items of the pending slots of img in one batch and
@@ -282,15 +262,15 @@ func (c *client) pendingFor(img []byte, pending []int, key []byte) (bool, error)
 // learn whose the slot is.
 func (c *client) claim(addr transport.GAddr, free []int, key []byte, p uint64) (bool, error) {
 	l := &c.x.l
-	c.charge(cost.HashKey())
+	c.Charge(cost.HashKey())
 	h := fnv.New64a()
 	h.Write(key)
 	home := int(h.Sum64() % uint64(l.span))
 	i := free[sort.SearchInts(free, home)%len(free)]
 	a := addr.Add(l.slotOffset(i))
-	got, err := c.cas(a, slotFree, p|pendingBit)
+	got, err := c.CAS(a, slotFree, p|pendingBit)
 	if err != nil {
-		return false, joinRelease(fmt.Errorf("claiming slot %v: %w", a, err), c.releaseShared(addr))
+		return false, inner.JoinUnlock(fmt.Errorf("claiming slot %v: %w", a, err), c.releaseShared(addr))
 	}
 	if got != slotFree {
 		return false, nil
@@ -305,13 +285,4 @@ func (c *client) claim(addr transport.GAddr, free []int, key []byte, p uint64) (
 		return false, fmt.Errorf("writing slot %v: %w", a, err)
 	}
 	return true, nil
-}
-
-// joinRelease reports an error that ended an operation together with any
-// error of the release that followed it.
-func joinRelease(err, releaseErr error) error {
-	if releaseErr != nil {
-		return fmt.Errorf("%w (and releasing: %v)", err, releaseErr)
-	}
-	return err
 }

@@ -6,12 +6,9 @@ import (
 	"sort"
 
 	"github.com/dmbench/dmbench/cost"
+	"github.com/dmbench/dmbench/indexes/internal/inner"
 	"github.com/dmbench/dmbench/transport"
 )
-
-// kParaFetch bounds the leaves a scan READs in one batch, as Sherman's and
-// Marlin's range_query keep at most 32 READs in flight.
-const kParaFetch = 32
 
 // scanLeaf is one leaf of a scan batch.
 type scanLeaf struct {
@@ -19,13 +16,13 @@ type scanLeaf struct {
 	img  []byte
 }
 
-// scan returns up to n entries from start on in key order. Like Marlin's
-// range_query it takes the leaf pointers from the cached level-1 node
-// covering the cursor and READs the leaves in one doorbell batch, then
-// READs the data items of the entries it returns in another: one READ per
-// item. A leaf that splits meanwhile or is missing from a stale cached
+// Range calls fn on up to n entries from start on in key order. Like
+// Marlin's range_query it takes the leaf pointers from the cached level-1
+// node covering the cursor and READs the leaves in one doorbell batch,
+// then READs the data items of the entries it returns in another: one READ
+// per item. A leaf that splits meanwhile or is missing from a stale cached
 // parent is reached through sibling pointers, so no key is skipped.
-func (c *client) scan(start []byte, n int, fn func(key, val []byte) bool) error {
+func (c *client) Range(start []byte, n int, fn func(key, val []byte) bool) error {
 	if n <= 0 {
 		return nil
 	}
@@ -36,19 +33,19 @@ func (c *client) scan(start []byte, n int, fn func(key, val []byte) bool) error 
 	// a B-tree grown by random inserts, then what this scan has seen.
 	perLeaf, seen, leaves := max(1, l.span*69/100), 0, 0
 	done := false
-	for range maxRetries {
+	for range inner.MaxRetries {
 		if done || len(found) >= n {
 			return c.emitItems(found[:min(n, len(found))], fn)
 		}
 		want := (n-len(found)+perLeaf-1)/perLeaf + 1
-		batch, parent, err := c.scanBatch(cursor, min(want, kParaFetch))
+		batch, parent, err := c.scanBatch(cursor, want)
 		if err != nil {
 			return err
 		}
 		var next transport.GAddr // sibling of the last leaf used
 		for i := 0; i < len(batch) && len(found) < n; {
 			img := batch[i].img
-			switch low := l.low(img); {
+			switch low := l.Low(img); {
 			case i == 0 || bytes.Equal(low, cursor):
 				i++
 			case bytes.Compare(low, cursor) < 0:
@@ -60,15 +57,15 @@ func (c *client) scan(start []byte, n int, fn func(key, val []byte) bool) error 
 					return err
 				}
 			}
-			for level(img) == 0 && !l.covers(img, cursor) && bytes.Compare(cursor, l.low(img)) >= 0 {
+			for inner.Level(img) == 0 && !l.Covers(img, cursor) && bytes.Compare(cursor, l.Low(img)) >= 0 {
 				// The leaf split after its parent was read.
-				if img, err = c.chase(sibling(img)); err != nil {
+				if img, err = c.chase(inner.Sibling(img)); err != nil {
 					return err
 				}
 			}
-			if level(img) != 0 || !l.covers(img, cursor) {
+			if inner.Level(img) != 0 || !l.Covers(img, cursor) {
 				if parent != nil {
-					c.x.cache(c.ep.Node()).invalidate(parent)
+					c.DropCached(parent)
 				}
 				break // a stale path: look the cursor up again
 			}
@@ -76,47 +73,36 @@ func (c *client) scan(start []byte, n int, fn func(key, val []byte) bool) error 
 			found = c.collect(img, cursor, found)
 			seen += len(found) - s
 			leaves++
-			if unbounded(img) {
+			if inner.Unbounded(img) {
 				done = true
 				break
 			}
-			cursor = bytes.Clone(l.high(img))
-			next = sibling(img)
+			cursor = bytes.Clone(l.High(img))
+			next = inner.Sibling(img)
 		}
 		if leaves > 0 && seen > 0 {
 			perLeaf = max(1, seen/leaves)
 		}
 	}
-	return fmt.Errorf("scan did not finish after %d batches", maxRetries)
+	return fmt.Errorf("scan did not finish after %d batches", inner.MaxRetries)
 }
 
 // scanBatch READs up to want leaves from the one covering cursor on, as
 // listed by the level-1 node covering cursor (a tree of one leaf has just
 // that leaf), in one doorbell batch; leaves caught inconsistent are read
 // again alone.
-func (c *client) scanBatch(cursor []byte, want int) ([]scanLeaf, *cachedNode, error) {
+func (c *client) scanBatch(cursor []byte, want int) ([]scanLeaf, *inner.CachedNode, error) {
 	l := &c.x.l
-	root, err := c.root()
+	leaves, parent, rootLeaf, err := c.Leaves(cursor, want)
 	if err != nil {
 		return nil, nil, err
 	}
-	var batch []scanLeaf
-	var parent *cachedNode
-	if root.level == 0 {
-		batch = append(batch, scanLeaf{addr: root.addr})
-	} else {
-		img, from, err := c.levelOne(cursor)
-		if err != nil {
-			return nil, nil, err
-		}
-		parent = from
-		for i := l.childIndex(img, cursor); i <= count(img) && len(batch) < want; i++ {
-			batch = append(batch, scanLeaf{addr: l.innerChild(img, i)})
-		}
-		c.charge(cost.NodeSearch(count(img) + 1))
+	batch := make([]scanLeaf, len(leaves))
+	for i, lf := range leaves {
+		batch[i].addr = lf.Addr
 	}
 	if need := len(batch) * l.leafBytes; len(c.scanBuf) < need {
-		c.scanBuf = make([]byte, kParaFetch*l.leafBytes)
+		c.scanBuf = make([]byte, inner.KParaFetch*l.leafBytes)
 	}
 	c.ops = c.ops[:0]
 	for i := range batch {
@@ -133,45 +119,15 @@ func (c *client) scanBatch(cursor []byte, want int) ([]scanLeaf, *cachedNode, er
 			}
 		}
 	}
-	if root.level == 0 && !l.coversAll(batch[0].img) {
-		c.forgetRoot() // the root leaf has split: a new root is above it
+	if rootLeaf && !l.CoversAll(batch[0].img) {
+		c.ForgetRoot() // the root leaf has split: a new root is above it
 	}
 	return batch, parent, nil
 }
 
-// levelOne returns an image of the level-1 node covering key: the cached
-// copy, or a fresh READ that it caches.
-func (c *client) levelOne(key []byte) ([]byte, *cachedNode, error) {
-	l := &c.x.l
-	nc := c.x.cache(c.ep.Node())
-	n := c.lookupCached(1, key)
-	nc.lookups.Add(1)
-	if n != nil {
-		nc.hits.Add(1)
-		return n.image, n, nil
-	}
-	for range maxRetries {
-		loc, err := c.locate(key, 1, false)
-		if err != nil {
-			return nil, nil, err
-		}
-		img := c.aux[:l.innerBytes]
-		if err := c.readNode(img, loc.addr); err != nil {
-			return nil, nil, err
-		}
-		if level(img) == 1 && l.covers(img, key) {
-			c.cacheInsert(loc.addr, img)
-			return img, nil, nil
-		}
-		c.dropParent(&loc)
-		c.forgetRoot()
-	}
-	return nil, nil, fmt.Errorf("no stable level-1 node after %d tries", maxRetries)
-}
-
 // chase reads the leaf at a, reached through a sibling pointer.
 func (c *client) chase(a transport.GAddr) ([]byte, error) {
-	img := c.sib[:c.x.l.leafBytes]
+	img := c.Sib[:c.x.l.leafBytes]
 	return img, c.readNode(img, a)
 }
 
@@ -185,10 +141,10 @@ func (c *client) collect(img, from []byte, found []leafEntry) []leafEntry {
 			found = append(found, leafEntry{key: bytes.Clone(l.slotKey(img, i)), ptr: p})
 		}
 	}
-	c.charge(cost.LinearScan(l.span))
+	c.Charge(cost.LinearScan(l.span))
 	add := found[s:]
 	sort.Slice(add, func(a, b int) bool { return bytes.Compare(add[a].key, add[b].key) < 0 })
-	c.charge(int64(len(add)) * cost.NodeSearch(len(add)))
+	c.Charge(int64(len(add)) * cost.NodeSearch(len(add)))
 	return found
 }
 

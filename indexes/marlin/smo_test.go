@@ -6,6 +6,7 @@ import (
 
 	"github.com/dmbench/dmbench/indexes"
 	"github.com/dmbench/dmbench/indexes/indextest"
+	"github.com/dmbench/dmbench/indexes/internal/inner"
 	"github.com/dmbench/dmbench/transport"
 	"github.com/dmbench/dmbench/transport/sim"
 )
@@ -105,19 +106,19 @@ func checkLocksFree(t *testing.T, f transport.Fabric, x *Index) {
 	t.Helper()
 	ep := f.Setup(transport.NodeID(f.Config().MemoryNodes))
 	var w [8]byte
-	if err := ep.Read(w[:], x.rootPtr); err != nil {
+	if err := ep.Read(w[:], x.tree.RootPtr); err != nil {
 		t.Fatal(err)
 	}
 	l := &x.l
-	img := make([]byte, max(l.leafBytes, l.innerBytes))
-	node := decodeRoot(binary.LittleEndian.Uint64(w[:]))
-	for lvl := node.level; lvl >= 0; lvl-- {
-		size := l.innerBytes
+	img := make([]byte, max(l.leafBytes, l.InnerBytes))
+	addr, top := inner.DecodeRoot(binary.LittleEndian.Uint64(w[:]))
+	for lvl := top; lvl >= 0; lvl-- {
+		size := l.InnerBytes
 		if lvl == 0 {
 			size = l.leafBytes
 		}
 		first := transport.GAddr(0)
-		for a, n := node.addr, 0; a != 0; a, n = sibling(img[:size]), n+1 {
+		for a, n := addr, 0; a != 0; a, n = inner.Sibling(img[:size]), n+1 {
 			if err := ep.Read(img[:size], a); err != nil {
 				t.Fatal(err)
 			}
@@ -125,10 +126,10 @@ func checkLocksFree(t *testing.T, f transport.Fabric, x *Index) {
 				t.Errorf("level %d node %d at %v: lock word %d, want 0", lvl, n, a, int64(w))
 			}
 			if n == 0 && lvl > 0 {
-				first = leftmost(img)
+				first = l.InnerChild(img, 0)
 			}
 		}
-		node.addr = first
+		addr = first
 	}
 }
 
@@ -168,12 +169,12 @@ func TestCompaction(t *testing.T) {
 		t.Fatal(err)
 	}
 	var w [8]byte
-	if err := f.Setup(1).Read(w[:], x.rootPtr); err != nil {
+	if err := f.Setup(1).Read(w[:], x.tree.RootPtr); err != nil {
 		t.Fatal(err)
 	}
-	root := decodeRoot(binary.LittleEndian.Uint64(w[:]))
+	root, rootLevel := inner.DecodeRoot(binary.LittleEndian.Uint64(w[:]))
 	img := make([]byte, x.l.leafBytes)
-	if err := f.Setup(1).Read(img, root.addr); err != nil {
+	if err := f.Setup(1).Read(img, root); err != nil {
 		t.Fatal(err)
 	}
 	used := 0
@@ -182,7 +183,7 @@ func TestCompaction(t *testing.T) {
 			used++
 		}
 	}
-	if root.level != 0 || used != 4 {
-		t.Errorf("root level %d with %d used slots, want a compacted root leaf of 4", root.level, used)
+	if rootLevel != 0 || used != 4 {
+		t.Errorf("root level %d with %d used slots, want a compacted root leaf of 4", rootLevel, used)
 	}
 }

@@ -3,6 +3,7 @@ package marlin
 import (
 	"fmt"
 
+	"github.com/dmbench/dmbench/indexes/internal/inner"
 	"github.com/dmbench/dmbench/transport"
 )
 
@@ -32,13 +33,13 @@ func faaMinus(n uint64) uint64 { return -n }
 // acquireShared takes the Spear of the leaf at addr as an IDU and READs
 // the leaf into img in the same doorbell batch: [FAA +1, READ leaf].
 func (c *client) acquireShared(addr transport.GAddr, img []byte) error {
-	for range maxRetries {
+	for range inner.MaxRetries {
 		c.ops = append(c.ops[:0], transport.FAAOp(addr.Add(offLock), 1), transport.ReadOp(img, addr))
 		if err := c.post(c.ops); err != nil {
 			return fmt.Errorf("locking and reading leaf %v: %w", addr, err)
 		}
 		if int64(c.ops[0].Old) >= 0 {
-			if img[offFront] == img[len(img)-1] {
+			if img[inner.OffFront] == img[len(img)-1] {
 				return nil
 			}
 			// Only a READ that copies word by word can get here: it
@@ -55,7 +56,7 @@ func (c *client) acquireShared(addr transport.GAddr, img []byte) error {
 			return err
 		}
 	}
-	return fmt.Errorf("leaf %v: no shared Spear after %d tries", addr, maxRetries)
+	return fmt.Errorf("leaf %v: no shared Spear after %d tries", addr, inner.MaxRetries)
 }
 
 // releaseShared gives an IDU's share back: FAA -1.
@@ -74,16 +75,16 @@ func releaseSharedOp(addr transport.GAddr) transport.Op {
 // waitSpear polls the Spear of the leaf at addr with 8-byte READs until
 // ok accepts its value.
 func (c *client) waitSpear(addr transport.GAddr, ok func(int64) bool) error {
-	for range maxRetries {
+	for range inner.MaxRetries {
 		c.backoff()
-		if err := c.read(c.word[:], addr.Add(offLock)); err != nil {
+		if err := c.Read(c.word[:], addr.Add(offLock)); err != nil {
 			return fmt.Errorf("polling leaf %v: %w", addr, err)
 		}
 		if ok(int64(lockWord(c.word[:]))) {
 			return nil
 		}
 	}
-	return fmt.Errorf("leaf %v: Spear still held after %d polls", addr, maxRetries)
+	return fmt.Errorf("leaf %v: Spear still held after %d polls", addr, inner.MaxRetries)
 }
 
 // acquireExclusive converts this IDU's share of the leaf at addr into the
@@ -104,16 +105,16 @@ func (c *client) acquireExclusive(addr transport.GAddr, img []byte) (bool, error
 		}
 		return false, c.waitSpear(addr, func(w int64) bool { return w >= 0 })
 	}
-	for range maxRetries {
+	for range inner.MaxRetries {
 		if int64(lockWord(img)) == -smoX {
 			return true, nil
 		}
 		c.backoff()
-		if err := c.read(img, addr); err != nil {
+		if err := c.Read(img, addr); err != nil {
 			return false, fmt.Errorf("polling leaf %v: %w", addr, err)
 		}
 	}
-	return false, fmt.Errorf("leaf %v: IDUs still in after %d polls", addr, maxRetries)
+	return false, fmt.Errorf("leaf %v: IDUs still in after %d polls", addr, inner.MaxRetries)
 }
 
 // releaseExclusiveOp ends an SMO, after the leaf's WRITE in one batch.

@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/dmbench/dmbench/cost"
+	"github.com/dmbench/dmbench/indexes/internal/inner"
 	"github.com/dmbench/dmbench/transport"
 )
 
@@ -28,16 +29,19 @@ type leafEntry struct {
 }
 
 // splitLeaf rebuilds the leaf at loc, of which this client holds a share,
-// with key's item p in it.
-func (c *client) splitLeaf(loc location, key []byte, p uint64) error {
+// with key's item p in it. When another SMO held the leaf, the share is
+// given back and the write starts over with a walk from the root
+// (inner.ErrStale): going back to the leaf would cost its hot Spear two
+// more FAAs when the key has moved on.
+func (c *client) splitLeaf(loc inner.Location, key []byte, p uint64) error {
 	l := &c.x.l
-	img := c.buf[:l.leafBytes]
-	ok, err := c.acquireExclusive(loc.addr, img)
+	img := c.Buf[:l.leafBytes]
+	ok, err := c.acquireExclusive(loc.Addr, img)
 	if err != nil {
 		return err
 	}
 	if !ok {
-		return errRestart
+		return inner.ErrStale
 	}
 	var live []leafEntry
 	replaced := false
@@ -56,47 +60,44 @@ func (c *client) splitLeaf(loc location, key []byte, p uint64) error {
 		live = append(live, leafEntry{key: key, ptr: p})
 	}
 	sort.Slice(live, func(a, b int) bool { return bytes.Compare(live[a].key, live[b].key) < 0 })
-	c.charge(int64(len(live)) * cost.NodeSearch(len(live)))
+	c.Charge(int64(len(live)) * cost.NodeSearch(len(live)))
 
-	old := c.aux[:l.leafBytes]
+	old := c.Aux[:l.leafBytes]
 	if len(live) <= l.span/2 {
-		l.initNode(old, 0, l.low(img), l.highOrNil(img), sibling(img))
-		old[offFront] = img[offFront]
+		l.InitNode(old, 0, l.Low(img), l.HighOrNil(img), inner.Sibling(img))
+		old[inner.OffFront] = img[inner.OffFront]
 		fillLeaf(l, old, live)
-		setConsistent(old)
-		c.ops = append(c.ops[:0], transport.WriteOp(loc.addr.Add(offFront), old[offFront:]), releaseExclusiveOp(loc.addr))
+		inner.SetVersions(old)
+		c.ops = append(c.ops[:0], transport.WriteOp(loc.Addr.Add(inner.OffFront), old[inner.OffFront:]), releaseExclusiveOp(loc.Addr))
 		if err := c.post(c.ops); err != nil {
-			return fmt.Errorf("writing compacted leaf %v: %w", loc.addr, err)
+			return fmt.Errorf("writing compacted leaf %v: %w", loc.Addr, err)
 		}
 		return nil
 	}
 	m := len(live) / 2
 	sep := bytes.Clone(live[m].key)
-	sibAddr, err := c.allocNode(l.leafBytes)
+	sibAddr, err := c.AllocNode(l.leafBytes)
 	if err != nil {
-		return joinRelease(err, c.post([]transport.Op{releaseExclusiveOp(loc.addr)}))
+		return inner.JoinUnlock(err, c.post([]transport.Op{releaseExclusiveOp(loc.Addr)}))
 	}
-	sib := c.sib[:l.leafBytes]
-	l.initNode(sib, 0, sep, l.highOrNil(img), sibling(img))
+	sib := c.Sib[:l.leafBytes]
+	l.InitNode(sib, 0, sep, l.HighOrNil(img), inner.Sibling(img))
 	fillLeaf(l, sib, live[m:])
-	setConsistent(sib)
+	inner.SetVersions(sib)
 
-	l.initNode(old, 0, l.low(img), sep, sibAddr)
-	old[offFront] = img[offFront]
+	l.InitNode(old, 0, l.Low(img), sep, sibAddr)
+	old[inner.OffFront] = img[inner.OffFront]
 	fillLeaf(l, old, live[:m])
-	setConsistent(old)
-	wasRoot := l.coversAll(img)
-	if err := c.write(sibAddr, sib); err != nil {
-		return joinRelease(fmt.Errorf("writing new leaf %v: %w", sibAddr, err), c.post([]transport.Op{releaseExclusiveOp(loc.addr)}))
+	inner.SetVersions(old)
+	wasRoot := l.CoversAll(img)
+	if err := c.Write(sibAddr, sib); err != nil {
+		return inner.JoinUnlock(fmt.Errorf("writing new leaf %v: %w", sibAddr, err), c.post([]transport.Op{releaseExclusiveOp(loc.Addr)}))
 	}
-	c.ops = append(c.ops[:0], transport.WriteOp(loc.addr.Add(offFront), old[offFront:]), releaseExclusiveOp(loc.addr))
+	c.ops = append(c.ops[:0], transport.WriteOp(loc.Addr.Add(inner.OffFront), old[inner.OffFront:]), releaseExclusiveOp(loc.Addr))
 	if err := c.post(c.ops); err != nil {
-		return fmt.Errorf("writing split leaf %v: %w", loc.addr, err)
+		return fmt.Errorf("writing split leaf %v: %w", loc.Addr, err)
 	}
-	if wasRoot {
-		return c.growRoot(loc.addr, sep, sibAddr, 1)
-	}
-	return c.insertSeparator(sep, sibAddr, 1)
+	return c.AddSeparator(loc.Addr, sep, sibAddr, 1, wasRoot)
 }
 
 // fillLeaf writes entries into the first slots of leaf image b.
@@ -107,175 +108,44 @@ func fillLeaf(l *layout, b []byte, entries []leafEntry) {
 	}
 }
 
-// lockInner takes the embedded CAS lock of the internal node at a and
+// LockInner takes the embedded CAS lock of the internal node at a and
 // READs the node into img (Sherman's lock_and_read_page).
-func (c *client) lockInner(a transport.GAddr, img []byte) error {
-	for i := range maxRetries {
+func (c *client) LockInner(a transport.GAddr, _ inner.KeyRange, img []byte) (struct{}, error) {
+	for i := range inner.MaxRetries {
 		if i > 0 {
 			c.backoff()
 		}
-		got, err := c.cas(a.Add(offLock), 0, c.tag)
+		got, err := c.CAS(a.Add(offLock), 0, c.tag)
 		if err != nil {
-			return fmt.Errorf("locking node %v: %w", a, err)
+			return struct{}{}, fmt.Errorf("locking node %v: %w", a, err)
 		}
 		if got == 0 {
-			if err := c.read(img, a); err != nil {
-				return joinRelease(fmt.Errorf("reading node %v: %w", a, err), c.unlockInner(a))
+			if err := c.Read(img, a); err != nil {
+				return struct{}{}, inner.JoinUnlock(fmt.Errorf("reading node %v: %w", a, err), c.Unlock(struct{}{}, a, nil))
 			}
-			return nil
+			return struct{}{}, nil
 		}
 	}
-	return fmt.Errorf("node %v still locked after %d CASes", a, maxRetries)
+	return struct{}{}, fmt.Errorf("node %v still locked after %d CASes", a, inner.MaxRetries)
 }
 
-// unlockInner lands ops (the node's WRITE) and then the WRITE of a zero
-// lock word, in one batch (Sherman's write_page_and_unlock).
-func (c *client) unlockInner(a transport.GAddr, ops ...transport.Op) error {
+// Unlock WRITEs img (when not nil) to the internal node at a from its
+// front version on, and then a zero lock word, in one batch (Sherman's
+// write_page_and_unlock). img's own lock word is cleared, as the release
+// clears the node's, for the copy the index cache keeps.
+func (c *client) Unlock(_ struct{}, a transport.GAddr, img []byte) error {
+	c.ops = c.ops[:0]
+	if img != nil {
+		binary.LittleEndian.PutUint64(img[offLock:], 0)
+		c.ops = append(c.ops, transport.WriteOp(a.Add(inner.OffFront), img[inner.OffFront:]))
+	}
 	var zero [8]byte
-	c.ops = append(append(c.ops[:0], ops...), transport.WriteOp(a.Add(offLock), zero[:]))
+	c.ops = append(c.ops, transport.WriteOp(a.Add(offLock), zero[:]))
 	if err := c.post(c.ops); err != nil {
 		return fmt.Errorf("writing and unlocking node %v: %w", a, err)
 	}
 	return nil
 }
 
-// insertSeparator inserts (sep, child) into the node of level lvl that
-// covers sep: the one this operation passed on its way down if it did,
-// else the one a new traversal finds (Sherman's insert_internal).
-func (c *client) insertSeparator(sep []byte, child transport.GAddr, lvl int) error {
-	l := &c.x.l
-	if lvl >= maxLevels {
-		return fmt.Errorf("tree taller than %d levels", maxLevels)
-	}
-	loc := location{addr: c.path[lvl].addr}
-	for range maxRetries {
-		if loc.addr == 0 {
-			var err error
-			if loc, err = c.locate(sep, lvl, true); err != nil {
-				return err
-			}
-		}
-		img := c.buf[:l.innerBytes]
-		locked := loc.addr
-		if err := c.lockInner(locked, img); err != nil {
-			return err
-		}
-		switch {
-		case level(img) != lvl || bytes.Compare(sep, l.low(img)) < 0:
-			c.dropParent(&loc)
-			loc = location{}
-		case !l.covers(img, sep):
-			loc = location{addr: sibling(img)}
-		default:
-			if loc.isRoot && !l.coversAll(img) {
-				c.forgetRoot()
-			}
-			return c.addToInner(loc, img, sep, child)
-		}
-		if err := c.unlockInner(locked); err != nil {
-			return err
-		}
-	}
-	return fmt.Errorf("no stable level-%d node for separator %x after %d tries", lvl, sep, maxRetries)
-}
-
-// addToInner inserts (sep, child) into the locked internal node img and
-// writes it back whole, splitting it when it fills.
-func (c *client) addToInner(loc location, img, sep []byte, child transport.GAddr) error {
-	l := &c.x.l
-	c.charge(cost.NodeSearch(count(img) + 1))
-	l.insertInner(img, sep, child)
-	binary.LittleEndian.PutUint64(img[offLock:], 0)
-	if count(img) < l.span {
-		setConsistent(img)
-		if err := c.unlockInner(loc.addr, transport.WriteOp(loc.addr.Add(offFront), img[offFront:])); err != nil {
-			return err
-		}
-		c.cacheInsert(loc.addr, img)
-		return nil
-	}
-	n := count(img)
-	m := n / 2
-	lvl := level(img)
-	up := bytes.Clone(l.innerKey(img, m))
-	sibAddr, err := c.allocNode(l.innerBytes)
-	if err != nil {
-		return joinRelease(err, c.unlockInner(loc.addr))
-	}
-	sib := c.sib[:l.innerBytes]
-	l.initNode(sib, lvl, up, l.highOrNil(img), sibling(img))
-	l.setInnerChild(sib, 0, l.innerChild(img, m+1))
-	for i := m + 1; i < n; i++ {
-		l.insertInner(sib, l.innerKey(img, i), l.innerChild(img, i+1))
-	}
-	setConsistent(sib)
-
-	wasRoot := l.coversAll(img)
-	old := c.aux[:l.innerBytes]
-	l.initNode(old, lvl, l.low(img), up, sibAddr)
-	old[offFront] = img[offFront]
-	copy(old[offLeftmost:offLeftmost+8], img[offLeftmost:offLeftmost+8])
-	copy(old[l.hdr:l.hdr+m*l.innerEntry], img[l.hdr:l.hdr+m*l.innerEntry])
-	setCount(old, m)
-	setConsistent(old)
-	c.charge(cost.Copy(len(img)))
-
-	if err := c.write(sibAddr, sib); err != nil {
-		return joinRelease(fmt.Errorf("writing new node %v: %w", sibAddr, err), c.unlockInner(loc.addr))
-	}
-	if err := c.unlockInner(loc.addr, transport.WriteOp(loc.addr.Add(offFront), old[offFront:])); err != nil {
-		return err
-	}
-	c.cacheInsert(sibAddr, sib)
-	c.cacheInsert(loc.addr, old)
-	if wasRoot {
-		return c.growRoot(loc.addr, up, sibAddr, lvl+1)
-	}
-	return c.insertSeparator(up, sibAddr, lvl+1)
-}
-
-// growRoot installs a new root of level lvl over the old root left and
-// its new sibling right: WRITE the root, then CAS the root pointer. If the
-// CAS fails another root is already there, and the separator goes into it
-// like any other.
-func (c *client) growRoot(left transport.GAddr, sep []byte, right transport.GAddr, lvl int) error {
-	l := &c.x.l
-	if lvl >= maxLevels {
-		return fmt.Errorf("tree taller than %d levels", maxLevels)
-	}
-	a, err := c.allocNode(l.innerBytes)
-	if err != nil {
-		return err
-	}
-	img := c.sib[:l.innerBytes]
-	l.initNode(img, lvl, make([]byte, l.keySize), nil, 0)
-	l.setInnerChild(img, 0, left)
-	l.insertInner(img, sep, right)
-	setConsistent(img)
-	if err := c.write(a, img); err != nil {
-		return fmt.Errorf("writing new root %v: %w", a, err)
-	}
-	old, err := c.cas(c.x.rootPtr, rootWord(left, lvl-1), rootWord(a, lvl))
-	if err != nil {
-		return fmt.Errorf("installing new root %v: %w", a, err)
-	}
-	if old == rootWord(left, lvl-1) {
-		c.setRoot(a, lvl)
-		c.cacheInsert(a, img)
-		return nil
-	}
-	c.forgetRoot()
-	c.path[lvl] = step{}
-	return c.insertSeparator(sep, right, lvl)
-}
-
-// allocNode allocates a node on the memory nodes in turn.
-func (c *client) allocNode(size int) (transport.GAddr, error) {
-	c.flush()
-	a, err := c.x.allocs[c.x.cn(c.ep.Node())].Alloc(c.ep, uint64(size), nodeAlign)
-	if err != nil {
-		return 0, fmt.Errorf("allocating a node: %w", err)
-	}
-	c.x.nodeBytes.Add(uint64(size))
-	return a, nil
-}
+// Seal sets a node image's versions for a whole-node WRITE.
+func (c *client) Seal(img []byte) { inner.SetVersions(img) }

@@ -75,7 +75,7 @@ func TestVerbsPerOperation(t *testing.T) {
 		// item, convert the Spear and re-READ, WRITE the sibling, WRITE the
 		// leaf with the release; then lock, READ and WRITE the parent.
 		{"insert + leaf split", func(c indexes.Client) error { return c.Insert(fresh2(495), key(9)) },
-			want{reads: 3, writes: 5, cas: 1, faa: 3, readBytes: 2*leaf + uint64(l.innerBytes)}},
+			want{reads: 3, writes: 5, cas: 1, faa: 3, readBytes: 2*leaf + uint64(l.InnerBytes)}},
 		{"scan 100", func(c indexes.Client) error { return scanN(c, key(480), 100) }, want{reads: 104, readBytes: 4*leaf + 100*item}},
 	}
 	named := make([]indextest.Op[indexes.Client], len(ops))

@@ -6,6 +6,7 @@ import (
 	"iter"
 	"sync/atomic"
 
+	"github.com/dmbench/dmbench/indexes/internal/inner"
 	"github.com/dmbench/dmbench/transport"
 )
 
@@ -15,21 +16,22 @@ import (
 // the memory nodes in turn; then each internal level, appended to the
 // search layer's chunks; then the root word. The paper loads by inserts
 // (Load A); the workloads that start from a loaded tree get the same kind
-// of tree at a chosen fill. Every compute node's SLC is dropped, so the
-// first operation on each reads the search layer.
+// of tree at a chosen fill. A node is filled to at most all but one of
+// its slots, since a full node splits. Every compute node's SLC is
+// dropped, so the first operation on each reads the search layer.
 func (x *Index) BulkLoad(ep transport.Endpoint, kvs iter.Seq2[[]byte, []byte]) error {
+	if err := x.bulkLoad(ep, kvs); err != nil {
+		return fmt.Errorf("rftree: bulk load: %w", err)
+	}
+	return nil
+}
+
+func (x *Index) bulkLoad(ep transport.Endpoint, kvs iter.Seq2[[]byte, []byte]) error {
 	l := &x.l
 	b := bulk{x: x, ep: ep, img: make([]byte, l.nodeBytes)}
 	b.chunk.Store(-1)
-	perLeaf := clampFill(x.fill, l.leafCard)
-	var prev []byte
-	for k, v := range kvs {
-		if len(k) != l.keySize || len(v) != l.valSize {
-			return fmt.Errorf("rftree: bulk load: key of %d bytes and value of %d, want %d and %d", len(k), len(v), l.keySize, l.valSize)
-		}
-		if prev != nil && bytes.Compare(prev, k) >= 0 {
-			return fmt.Errorf("rftree: bulk load: keys not increasing at %x after %x", k, prev)
-		}
+	perLeaf := inner.BulkFill(x.fill, l.leafCard, 1)
+	n, err := inner.EachPair(kvs, l.keySize, l.valSize, func(prev, k, v []byte) error {
 		var err error
 		switch {
 		case prev == nil:
@@ -44,22 +46,30 @@ func (x *Index) BulkLoad(ep transport.Endpoint, kvs iter.Seq2[[]byte, []byte]) e
 		copy(l.leafKey(b.img, n), k)
 		copy(l.leafVal(b.img, n), v)
 		setCount(b.img, n+1)
-		prev = append(prev[:0], k...)
-	}
-	if prev == nil {
 		return nil
+	})
+	if err != nil || n == 0 {
+		return err
 	}
 	if err := b.write(b.addr, b.img); err != nil {
 		return err
 	}
-	root, lvl, err := b.upper()
+	img := make([]byte, l.nodeBytes)
+	root, lvl, err := inner.BuildLevels(b.leaves, inner.BulkFill(x.fill, l.innerCard, 1)+1,
+		func() (transport.GAddr, error) { return x.allocInternal(ep, x.setup, &b.chunk, func() {}) },
+		func(a transport.GAddr, lvl int, group []inner.Child, high []byte, sib transport.GAddr) error {
+			l.initNode(img, lvl, group[0].Low, high, sib, 0)
+			l.setInnerChild(img, 0, group[0].Addr)
+			for _, g := range group[1:] {
+				l.innerInsert(img, g.Low, g.Addr)
+			}
+			return b.write(a, img)
+		})
 	if err != nil {
 		return err
 	}
-	var w [8]byte
-	putWord(w[:], rootWord(root, lvl))
-	if err := ep.Write(x.rootPtr, w[:]); err != nil {
-		return fmt.Errorf("rftree: bulk load: writing the root word: %w", err)
+	if err := inner.WriteRoot(ep, x.rootPtr, root, lvl); err != nil {
+		return err
 	}
 	for _, cn := range x.cns {
 		cn.slc.Store(nil)
@@ -67,38 +77,26 @@ func (x *Index) BulkLoad(ep transport.Endpoint, kvs iter.Seq2[[]byte, []byte]) e
 	return nil
 }
 
-// clampFill is how many of card slots a bulk-loaded node fills: at least
-// one, and never all, since a full node splits.
-func clampFill(fill float64, card int) int {
-	return min(max(int(fill*float64(card)), 1), card-1)
-}
-
-// bulk builds one level at a time: a node is written once the address of
+// bulk builds the data-node level: a node is written once the address of
 // its right sibling is known.
 type bulk struct {
-	x     *Index
-	ep    transport.Endpoint
-	img   []byte
-	addr  transport.GAddr
-	kids  []child
-	chunk atomic.Int64
-}
-
-// child is a node of the level below: its low fence and address.
-type child struct {
-	low  []byte
-	addr transport.GAddr
+	x      *Index
+	ep     transport.Endpoint
+	img    []byte
+	addr   transport.GAddr
+	leaves []inner.Child
+	chunk  atomic.Int64 // the search-layer chunk internal nodes go to
 }
 
 func (b *bulk) start(low []byte) error {
 	a, err := b.x.setup.Alloc(b.ep, uint64(b.x.l.nodeBytes), nodeAlign)
 	if err != nil {
-		return fmt.Errorf("rftree: bulk load: %w", err)
+		return err
 	}
 	b.x.dataBytes.Add(uint64(b.x.l.nodeBytes))
 	b.x.l.initNode(b.img, 0, low, nil, 0, 0)
 	b.addr = a
-	b.kids = append(b.kids, child{low: bytes.Clone(low), addr: a})
+	b.leaves = append(b.leaves, inner.Child{Low: bytes.Clone(low), Addr: a})
 	return nil
 }
 
@@ -115,51 +113,7 @@ func (b *bulk) next(low []byte) error {
 func (b *bulk) write(a transport.GAddr, img []byte) error {
 	b.x.l.seal(img)
 	if err := b.ep.Write(a, img); err != nil {
-		return fmt.Errorf("rftree: bulk load: writing node %v: %w", a, err)
+		return fmt.Errorf("writing node %v: %w", a, err)
 	}
 	return nil
-}
-
-// upper builds the internal levels over b.kids in the search layer and
-// returns the root and its level.
-func (b *bulk) upper() (transport.GAddr, int, error) {
-	x, l := b.x, &b.x.l
-	kids := b.kids
-	per := clampFill(x.fill, l.innerCard) + 1 // children per node
-	for lvl := 1; ; lvl++ {
-		if len(kids) == 1 {
-			return kids[0].addr, lvl - 1, nil
-		}
-		if lvl >= maxLevels {
-			return 0, 0, fmt.Errorf("rftree: bulk load: tree taller than %d levels", maxLevels)
-		}
-		addrs := make([]transport.GAddr, (len(kids)+per-1)/per)
-		for i := range addrs {
-			a, err := x.allocInternal(b.ep, x.setup, &b.chunk, func() {})
-			if err != nil {
-				return 0, 0, fmt.Errorf("rftree: bulk load: %w", err)
-			}
-			addrs[i] = a
-		}
-		var up []child
-		img := make([]byte, l.nodeBytes)
-		for i, a := range addrs {
-			group := kids[i*per : min((i+1)*per, len(kids))]
-			var high []byte
-			var sib transport.GAddr
-			if i+1 < len(addrs) {
-				high, sib = kids[(i+1)*per].low, addrs[i+1]
-			}
-			l.initNode(img, lvl, group[0].low, high, sib, 0)
-			l.setInnerChild(img, 0, group[0].addr)
-			for _, g := range group[1:] {
-				l.innerInsert(img, g.low, g.addr)
-			}
-			if err := b.write(a, img); err != nil {
-				return 0, 0, err
-			}
-			up = append(up, child{low: group[0].low, addr: a})
-		}
-		kids = up
-	}
 }

@@ -5,7 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 
-	"github.com/dmbench/dmbench/indexes"
+	"github.com/dmbench/dmbench/indexes/internal/inner"
 	"github.com/dmbench/dmbench/transport"
 )
 
@@ -13,9 +13,6 @@ import (
 // held lock, restarts after wrong routes). Each retry issues a verb, so
 // time moves on; the bound only turns a livelock into an error.
 const maxRetries = 1 << 20
-
-// maxLevels bounds the height of a tree.
-const maxLevels = 32
 
 // errWrongNode restarts an operation with a fresh SLC: the route led to a
 // node that cannot hold the key (a data node whose low fence is above it,
@@ -37,7 +34,7 @@ type client struct {
 
 	buf, aux, sib, par []byte // node images
 	word               [8]byte
-	path               [maxLevels]transport.GAddr // internal nodes passed, by level
+	path               [inner.MaxLevels]transport.GAddr // internal nodes passed, by level
 
 	// stale is the SLC an operation found behind: it is refreshed when
 	// the operation is done (nil: none).
@@ -104,15 +101,4 @@ func (c *client) End(err error) error {
 	}
 	c.flush()
 	return err
-}
-
-// Get looks key up: one READ of its data node with a warm SLC.
-func (c *client) Get(key []byte) ([]byte, bool, error) { return c.search(key) }
-
-// Put inserts, updates or deletes key.
-func (c *client) Put(key, val []byte, kind indexes.WriteKind) error { return c.store(key, val, kind) }
-
-// Range calls fn on up to n entries from start on, in key order.
-func (c *client) Range(start []byte, n int, fn func(key, val []byte) bool) error {
-	return c.scan(start, n, fn)
 }

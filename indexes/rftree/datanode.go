@@ -102,8 +102,8 @@ func (c *client) walkRight(key, img []byte, a transport.GAddr, hops *int) (trans
 	return 0, fmt.Errorf("no data node covers %x after %d hops", key, maxRetries)
 }
 
-// search reads the data node covering key.
-func (c *client) search(key []byte) ([]byte, bool, error) {
+// Get reads the data node covering key: one READ with a warm SLC.
+func (c *client) Get(key []byte) ([]byte, bool, error) {
 	l := &c.x.l
 	img := c.buf
 	if _, err := c.locate(key, img); err != nil {
@@ -117,21 +117,13 @@ func (c *client) search(key []byte) ([]byte, bool, error) {
 	return bytes.Clone(l.leafVal(img, i)), true, nil
 }
 
-type storeMode = indexes.WriteKind
-
-const (
-	modeInsert = indexes.WriteInsert
-	modeUpdate = indexes.WriteUpdate
-	modeDelete = indexes.WriteDelete
-)
-
-// store inserts, updates or deletes key (section 3.3.4): READ the data
+// Put inserts, updates or deletes key (section 3.3.4): READ the data
 // node and check its checksum, CAS its lock word from the unlocked
 // version READ to locked (so the CAS fails if any writer got in since
 // the READ), change the image, and WRITE the whole node back with the
 // version incremented and the lock free. An update or delete of an absent
 // key takes no lock: the READ shows it absent.
-func (c *client) store(key, val []byte, mode storeMode) error {
+func (c *client) Put(key, val []byte, kind indexes.WriteKind) error {
 	l := &c.x.l
 	img := c.buf
 	a, err := c.locate(key, img)
@@ -143,7 +135,7 @@ func (c *client) store(key, val []byte, mode storeMode) error {
 		if lockHolder(w) == 0 {
 			i, found := l.leafFind(img, key)
 			c.charge(cost.NodeSearch(count(img)))
-			if !found && mode != modeInsert {
+			if !found && kind != indexes.WriteInsert {
 				return indexes.ErrNotFound
 			}
 			old, err := c.cas(a.Add(l.lockOffset()), w, lockWordOf(lockVersion(w), c.tag))
@@ -151,7 +143,7 @@ func (c *client) store(key, val []byte, mode storeMode) error {
 				return fmt.Errorf("locking data node %v: %w", a, err)
 			}
 			if old == w {
-				return c.modify(a, img, i, found, key, val, mode)
+				return c.modify(a, img, i, found, key, val, kind)
 			}
 			w = old
 		}
@@ -175,10 +167,10 @@ func (c *client) store(key, val []byte, mode storeMode) error {
 
 // modify applies the operation to the locked data node img at a, entry
 // position i (found: key is there), and writes the node back.
-func (c *client) modify(a transport.GAddr, img []byte, i int, found bool, key, val []byte, mode storeMode) error {
+func (c *client) modify(a transport.GAddr, img []byte, i int, found bool, key, val []byte, kind indexes.WriteKind) error {
 	l := &c.x.l
 	switch {
-	case mode == modeDelete:
+	case kind == indexes.WriteDelete:
 		l.leafRemoveAt(img, i)
 		c.charge(cost.Copy((count(img) - i) * l.leafEntry))
 		if count(img) < c.x.mergeBelow && sibling(img) != 0 {

@@ -241,7 +241,10 @@
 //     for the start key, along sibling pointers.
 //   - BulkLoad writes data nodes bulk_fill (75%) full and the internal
 //     levels into the search layer's chunks, outside simulated time; the
-//     paper loads by inserts (Load A, which the figures run as such).
+//     paper loads by inserts (Load A, which the figures run as such). The
+//     internal levels are grouped over the data nodes as in Sherman's bulk
+//     load, and the root word is Sherman's root pointer: both from package
+//     indexes/internal/inner.
 //   - The root data node of an empty tree is made in New; a new root is
 //     installed by a CAS on the root word and reaches other compute nodes
 //     at their next refresh (sibling pointers cover the gap).

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/crc32"
 
+	"github.com/dmbench/dmbench/indexes/internal/inner"
 	"github.com/dmbench/dmbench/transport"
 )
 
@@ -134,16 +135,7 @@ func (l *layout) covers(b []byte, key []byte) bool {
 }
 
 // coversAll reports whether node b spans the whole key space.
-func (l *layout) coversAll(b []byte) bool { return unbounded(b) && isZero(l.low(b)) }
-
-func isZero(k []byte) bool {
-	for _, c := range k {
-		if c != 0 {
-			return false
-		}
-	}
-	return true
-}
+func (l *layout) coversAll(b []byte) bool { return unbounded(b) && inner.IsZero(l.low(b)) }
 
 // The checksum of a data node covers its bytes between the CRC and the
 // lock word and the version half of the lock word, never the holder: a
@@ -284,14 +276,4 @@ func (l *layout) innerRemove(b []byte, i int) {
 	copy(b[o:], b[o+l.innerEntry:l.innerEntryOffset(n)])
 	clear(b[l.innerEntryOffset(n-1):l.innerEntryOffset(n)])
 	setCount(b, n-1)
-}
-
-// The root word (memory node 0, meta area + 0): the root's address with
-// its level in the low bits, which node alignment leaves zero.
-const rootLevelMask = transport.CachelineBytes - 1
-
-func rootWord(a transport.GAddr, lvl int) uint64 { return uint64(a) | uint64(lvl) }
-
-func decodeRoot(w uint64) (transport.GAddr, int) {
-	return transport.GAddr(w &^ rootLevelMask), int(w & rootLevelMask)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 
 	"github.com/dmbench/dmbench/cost"
+	"github.com/dmbench/dmbench/indexes/internal/inner"
 	"github.com/dmbench/dmbench/transport"
 )
 
@@ -31,7 +32,7 @@ func (c *client) merge(a transport.GAddr, img []byte) error {
 	}
 	par := c.par
 	if err := c.readNode(par, p); err != nil {
-		return joinUnlock(err, c.unlock(a, l.lockWord(img)))
+		return inner.JoinUnlock(err, c.unlock(a, l.lockWord(img)))
 	}
 	j := c.parentSlot(par, a, r, l.high(img))
 	if j < 0 {
@@ -40,21 +41,21 @@ func (c *client) merge(a transport.GAddr, img []byte) error {
 	pw := l.lockWord(par)
 	ok, err := c.lock(p, pw)
 	if err != nil {
-		return joinUnlock(err, c.unlock(a, l.lockWord(img)))
+		return inner.JoinUnlock(err, c.unlock(a, l.lockWord(img)))
 	}
 	if !ok {
 		return c.writeBack(a, img)
 	}
 	sib := c.sib
 	if err := c.readNode(sib, r); err != nil {
-		return joinUnlock(err, c.unlock(p, pw))
+		return inner.JoinUnlock(err, c.unlock(p, pw))
 	}
 	rw := l.lockWord(sib)
 	fits := level(sib) == 0 && !deleted(sib) && bytes.Equal(l.low(sib), l.high(img)) &&
 		count(img)+count(sib) <= l.leafCard
 	if fits {
 		if ok, err = c.lock(r, rw); err != nil {
-			return joinUnlock(err, c.unlock(p, pw))
+			return inner.JoinUnlock(err, c.unlock(p, pw))
 		}
 	}
 	if !fits || !ok {

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/dmbench/dmbench/indexes"
+	"github.com/dmbench/dmbench/indexes/internal/inner"
 	"github.com/dmbench/dmbench/transport"
 )
 
@@ -130,18 +131,12 @@ func New(env indexes.Env, p indexes.Params) (indexes.Index, error) {
 	if x.chunkBytes < uint64(l.nodeBytes) {
 		return nil, fmt.Errorf("chunk_bytes %d holds no node of %d bytes", x.chunkBytes, l.nodeBytes)
 	}
-	setupNode := transport.NodeID(0)
-	if cfg.ComputeNodes > 0 {
-		setupNode = x.firstCN
+	var meta transport.GAddr
+	if x.setupEP, x.setup, meta, err = inner.Setup(f); err != nil {
+		return nil, err
 	}
-	x.setupEP = f.Setup(setupNode)
-	x.setup = transport.NewAllocator(f, 0)
-	main, err := f.Region(0, "main")
-	if err != nil {
-		return nil, fmt.Errorf("meta area: %w", err)
-	}
-	x.rootPtr = main.Base.Add(metaRoot)
-	if err := x.initDirectory(main.Base.Add(metaDir)); err != nil {
+	x.rootPtr = meta.Add(metaRoot)
+	if err := x.initDirectory(meta.Add(metaDir)); err != nil {
 		return nil, err
 	}
 	if err := x.initRoot(); err != nil {
@@ -185,29 +180,17 @@ func (x *Index) initDirectory(meta transport.GAddr) error {
 
 // initRoot publishes an empty root data node unless a root exists.
 func (x *Index) initRoot() error {
-	ep := x.setupEP
-	var w [8]byte
-	if err := ep.Read(w[:], x.rootPtr); err != nil {
-		return fmt.Errorf("reading the root word: %w", err)
-	}
-	if binary.LittleEndian.Uint64(w[:]) != 0 {
-		return nil
-	}
 	img := make([]byte, x.l.nodeBytes)
 	x.l.initNode(img, 0, make([]byte, x.l.keySize), nil, 0, 0)
 	x.l.seal(img)
-	a, err := x.setup.Alloc(ep, uint64(len(img)), nodeAlign)
-	if err != nil {
-		return fmt.Errorf("allocating the root data node: %w", err)
-	}
-	x.dataBytes.Add(uint64(len(img)))
-	if err := ep.Write(a, img); err != nil {
-		return fmt.Errorf("writing the root data node: %w", err)
-	}
-	if _, err := ep.CAS(x.rootPtr, 0, rootWord(a, 0)); err != nil {
-		return fmt.Errorf("publishing the root data node: %w", err)
-	}
-	return nil
+	return inner.InitRoot(x.setupEP, x.rootPtr, img, func() (transport.GAddr, error) {
+		a, err := x.setup.Alloc(x.setupEP, uint64(len(img)), nodeAlign)
+		if err != nil {
+			return 0, err
+		}
+		x.dataBytes.Add(uint64(len(img)))
+		return a, nil
+	})
 }
 
 // nodeAlign aligns nodes to cachelines.

@@ -8,16 +8,16 @@ import (
 	"github.com/dmbench/dmbench/transport"
 )
 
-// scan returns up to n entries from start on in key order (section 3.3.3,
-// "Range Query"): the SLC gives the data node covering start, and the
-// scan goes on along sibling pointers, one READ per data node, each
+// Range calls fn on up to n entries from start on in key order (section
+// 3.3.3, "Range Query"): the SLC gives the data node covering start, and
+// the scan goes on along sibling pointers, one READ per data node, each
 // checked by its checksum (RF-tree does not batch them, section 4.2). It
 // takes no locks, so its isolation is weak: each data node is read
 // consistently, but the nodes are read at different times. What it keeps:
 // keys strictly increase (an entry at or below the last one passed is
 // skipped, as happens when a merge moves entries into a node already
 // read), and none below start.
-func (c *client) scan(start []byte, n int, fn func(key, val []byte) bool) error {
+func (c *client) Range(start []byte, n int, fn func(key, val []byte) bool) error {
 	if n <= 0 {
 		return nil
 	}

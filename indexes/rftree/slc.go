@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/dmbench/dmbench/cost"
+	"github.com/dmbench/dmbench/indexes/internal/inner"
 	"github.com/dmbench/dmbench/transport"
 )
 
@@ -52,7 +53,7 @@ type inode struct {
 func (x *Index) buildSnapshot(sl searchLayer, version uint64) *snapshot {
 	l := &x.l
 	s := &snapshot{version: version, index: map[transport.GAddr]int32{}}
-	s.rootAddr, s.rootLevel = decodeRoot(sl.root)
+	s.rootAddr, s.rootLevel = inner.DecodeRoot(sl.root)
 	for _, ch := range sl.chunks {
 		for off := 0; off+l.nodeBytes <= len(ch.data); off += l.nodeBytes {
 			img := ch.data[off : off+l.nodeBytes]

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/dmbench/dmbench/cost"
+	"github.com/dmbench/dmbench/indexes/internal/inner"
 	"github.com/dmbench/dmbench/transport"
 )
 
@@ -36,7 +37,7 @@ func (c *client) splitData(a transport.GAddr, img []byte, i int, key, val []byte
 	sep := append([]byte(nil), sepKey...)
 	right, version, err := c.allocData()
 	if err != nil {
-		return joinUnlock(err, c.unlock(a, l.lockWord(img)))
+		return inner.JoinUnlock(err, c.unlock(a, l.lockWord(img)))
 	}
 	sib := c.sib
 	l.initNode(sib, 0, sep, l.highOrNil(img), sibling(img), version)
@@ -60,7 +61,7 @@ func (c *client) splitData(a transport.GAddr, img []byte, i int, key, val []byte
 	c.charge(cost.Copy(n * l.leafEntry))
 	wasRoot := l.coversAll(img)
 	if err := c.write(right, sib); err != nil {
-		return joinUnlock(fmt.Errorf("writing new data node %v: %w", right, err), c.unlock(a, l.lockWord(img)))
+		return inner.JoinUnlock(fmt.Errorf("writing new data node %v: %w", right, err), c.unlock(a, l.lockWord(img)))
 	}
 	if err := c.writeBack(a, left); err != nil {
 		return err
@@ -101,8 +102,8 @@ func (c *client) allocData() (transport.GAddr, uint64, error) {
 // whole.
 func (c *client) insertSeparator(sep []byte, child transport.GAddr, lvl int) error {
 	l := &c.x.l
-	if lvl >= maxLevels {
-		return fmt.Errorf("tree taller than %d levels", maxLevels)
+	if lvl >= inner.MaxLevels {
+		return fmt.Errorf("tree taller than %d levels", inner.MaxLevels)
 	}
 	a := c.path[lvl]
 	img := c.par
@@ -152,7 +153,7 @@ func (c *client) addToInner(a transport.GAddr, img, sep []byte, child transport.
 	up := append([]byte(nil), l.innerKey(img, m)...)
 	right, err := c.allocInternal()
 	if err != nil {
-		return joinUnlock(err, c.unlock(a, l.lockWord(img)))
+		return inner.JoinUnlock(err, c.unlock(a, l.lockWord(img)))
 	}
 	sib := c.sib
 	l.initNode(sib, lvl, up, l.highOrNil(img), sibling(img), 0)
@@ -172,7 +173,7 @@ func (c *client) addToInner(a transport.GAddr, img, sep []byte, child transport.
 	}
 	c.charge(cost.Copy(l.nodeBytes))
 	if err := c.write(right, sib); err != nil {
-		return joinUnlock(fmt.Errorf("writing new internal node %v: %w", right, err), c.unlock(a, l.lockWord(img)))
+		return inner.JoinUnlock(fmt.Errorf("writing new internal node %v: %w", right, err), c.unlock(a, l.lockWord(img)))
 	}
 	if err := c.writeBack(a, left); err != nil {
 		return err
@@ -190,8 +191,8 @@ func (c *client) addToInner(a transport.GAddr, img, sep []byte, child transport.
 // separator goes into the level above like any other.
 func (c *client) growRoot(left transport.GAddr, sep []byte, right transport.GAddr, lvl int) error {
 	l := &c.x.l
-	if lvl >= maxLevels {
-		return fmt.Errorf("tree taller than %d levels", maxLevels)
+	if lvl >= inner.MaxLevels {
+		return fmt.Errorf("tree taller than %d levels", inner.MaxLevels)
 	}
 	a, err := c.allocInternal()
 	if err != nil {
@@ -205,11 +206,11 @@ func (c *client) growRoot(left transport.GAddr, sep []byte, right transport.GAdd
 	if err := c.write(a, img); err != nil {
 		return fmt.Errorf("writing new root %v: %w", a, err)
 	}
-	old, err := c.cas(c.x.rootPtr, rootWord(left, lvl-1), rootWord(a, lvl))
+	old, err := c.cas(c.x.rootPtr, inner.RootWord(left, lvl-1), inner.RootWord(a, lvl))
 	if err != nil {
 		return fmt.Errorf("installing new root %v: %w", a, err)
 	}
-	if old == rootWord(left, lvl-1) {
+	if old == inner.RootWord(left, lvl-1) {
 		return nil
 	}
 	c.path[lvl] = 0
@@ -226,7 +227,7 @@ func (c *client) findInternal(key []byte, lvl int) (transport.GAddr, error) {
 		if err := c.read(c.word[:], x.rootPtr); err != nil {
 			return 0, fmt.Errorf("reading the root word: %w", err)
 		}
-		a, top := decodeRoot(getWord(c.word[:]))
+		a, top := inner.DecodeRoot(getWord(c.word[:]))
 		if top < lvl {
 			continue // a new root is being installed above the old one
 		}
@@ -252,13 +253,4 @@ func (c *client) findInternal(key []byte, lvl int) (transport.GAddr, error) {
 		}
 	}
 	return 0, fmt.Errorf("no level-%d node for %x after %d walks", lvl, key, maxRetries)
-}
-
-// joinUnlock reports an error that ended an operation together with any
-// error of the unlock that followed it.
-func joinUnlock(err, unlockErr error) error {
-	if unlockErr != nil {
-		return fmt.Errorf("%w (and unlocking: %v)", err, unlockErr)
-	}
-	return err
 }

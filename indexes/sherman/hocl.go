@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/dmbench/dmbench/cost"
+	"github.com/dmbench/dmbench/indexes/internal/inner"
 	"github.com/dmbench/dmbench/transport"
 )
 
@@ -76,11 +77,11 @@ func (c *client) lock(addr transport.GAddr, cls class) (held, error) {
 	x := c.x
 	h := held{ref: c.lockOf(addr)}
 	if x.hocl || x.parts != nil {
-		s := x.localTable(c.ep.Node()).slot(h.ref)
+		s := x.localTable(c.EP.Node()).slot(h.ref)
 		s.queued.Add(1)
-		c.charge(cost.CachelineTransfer()) // the ticket's atomic increment
-		c.flush()
-		s.mu.Lock(c.ep)
+		c.Charge(cost.CachelineTransfer()) // the ticket's atomic increment
+		c.Flush()
+		s.mu.Lock(c.EP)
 		s.handTime++
 		h.slot = s
 		if s.global {
@@ -106,14 +107,14 @@ func (c *client) lock(addr transport.GAddr, cls class) (held, error) {
 func (c *client) acquireGlobal(a transport.GAddr) (uint64, error) {
 	var expect uint64
 	if c.x.consistency == optlock {
-		if err := c.read(c.word[:], a); err != nil {
+		if err := c.Read(c.word[:], a); err != nil {
 			return 0, fmt.Errorf("reading lock word %v: %w", a, err)
 		}
 		expect = lockWord(c.word[:]) &^ tagMask
 	}
-	for range maxRetries {
-		c.flush()
-		old, err := c.ep.CAS(a, expect, expect|c.tag)
+	for range inner.MaxRetries {
+		c.Flush()
+		old, err := c.EP.CAS(a, expect, expect|c.tag)
 		if err != nil {
 			return 0, fmt.Errorf("locking %v: %w", a, err)
 		}
@@ -127,9 +128,9 @@ func (c *client) acquireGlobal(a transport.GAddr) (uint64, error) {
 		// Sherman retries at once (no wait on the simulator), but on a
 		// real fabric, where a CAS can return before the holder's thread
 		// runs again, the spinning thread must let it run.
-		c.ep.Backoff(0)
+		c.EP.Backoff(0)
 	}
-	return 0, fmt.Errorf("lock word %v still held after %d CASes", a, maxRetries)
+	return 0, fmt.Errorf("lock word %v still held after %d CASes", a, inner.MaxRetries)
 }
 
 // unlock lands ops (the node's writes) and releases h. The global word is

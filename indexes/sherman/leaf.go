@@ -7,127 +7,60 @@ import (
 
 	"github.com/dmbench/dmbench/cost"
 	"github.com/dmbench/dmbench/indexes"
+	"github.com/dmbench/dmbench/indexes/internal/inner"
 	"github.com/dmbench/dmbench/transport"
 )
 
-// search reads the leaf covering key: one READ (three in optlock) with a
-// warm cache, repeated while the image is torn.
-func (c *client) search(key []byte) ([]byte, bool, error) {
+// Get looks key up: one READ of its leaf (three in optlock) with a warm
+// cache, repeated while the image is torn.
+func (c *client) Get(key []byte) (val []byte, found bool, err error) {
 	l := &c.x.l
-	fast := true
-	for range maxRetries {
-		loc, err := c.locate(key, 0, fast)
-		if err != nil {
-			return nil, false, err
+	err = c.AtLeaf(key, func(loc *inner.Location, hops int) (bool, error) {
+		cls := c.classOf(loc.Rng)
+		img := c.Buf[:l.leafBytes]
+		if err := c.readNode(img, loc.Addr, cls); err != nil {
+			return false, err
 		}
-		for hops := 0; hops < maxRetries; hops++ {
-			cls := c.classOf(loc.rng)
-			img := c.buf[:l.leafBytes]
-			if err := c.readNode(img, loc.addr, cls); err != nil {
-				return nil, false, err
-			}
-			next, err := c.arrive(&loc, img, key, hops)
-			if errors.Is(err, errStale) {
-				break
-			}
-			if next {
-				continue
-			}
-			val, found, torn := c.findInLeaf(img, key, c.checkEntries(cls))
-			if torn {
-				continue
-			}
-			if found {
-				return bytes.Clone(val), true, nil
-			}
-			return nil, false, nil
+		if next, err := c.Arrive(loc, img, key, hops); next || err != nil {
+			return next, err
 		}
-		fast = false
-	}
-	return nil, false, fmt.Errorf("no stable leaf after %d restarts", maxRetries)
+		v, ok, torn := c.findInLeaf(img, key, c.checkEntries(cls))
+		if ok {
+			val, found = bytes.Clone(v), true
+		}
+		return torn, nil
+	})
+	return val, found, err
 }
 
-// arrive checks that the leaf image img read at loc covers key. When it
-// does not, the leaf split after its parent was read: coming from a
-// cached parent, the parent is dropped and the operation restarts from
-// the root to refresh it (errStale), as Sherman does; coming from a
-// fresh parent or a sibling, loc moves to the right sibling (next).
-func (c *client) arrive(loc *location, img, key []byte, hops int) (next bool, err error) {
-	l := &c.x.l
-	if level(img) != 0 || bytes.Compare(key, l.low(img)) < 0 {
-		c.dropParent(loc)
-		c.forgetRoot()
-		return false, errStale
-	}
-	if loc.isRoot && !l.coversAll(img) {
-		c.forgetRoot()
-	}
-	if l.covers(img, key) {
-		return false, nil
-	}
-	if loc.parent != nil && hops == 0 {
-		c.dropParent(loc)
-		return false, errStale
-	}
-	*loc = location{addr: sibling(img), rng: keyRange{lo: bytes.Clone(l.high(img))}}
-	return true, nil
-}
-
-func (c *client) dropParent(loc *location) {
-	if loc.parent != nil {
-		c.x.cache(c.ep.Node()).invalidate(loc.parent)
-	}
-}
-
-type storeMode = indexes.WriteKind
-
-const (
-	modeInsert = indexes.WriteInsert
-	modeUpdate = indexes.WriteUpdate
-	modeDelete = indexes.WriteDelete
-)
-
-// store inserts, updates or deletes key in its leaf: lock, READ the leaf,
+// Put inserts, updates or deletes key in its leaf: lock, READ the leaf,
 // then WRITE the one entry and the unlock in one doorbell batch
 // (Sherman's command combination and in-place entry write); a leaf that
 // fills up is split instead.
-func (c *client) store(key, val []byte, mode storeMode) error {
+func (c *client) Put(key, val []byte, kind indexes.WriteKind) error {
 	l := &c.x.l
-	fast := true
-	for range maxRetries {
-		loc, err := c.locate(key, 0, fast)
+	return c.AtLeaf(key, func(loc *inner.Location, hops int) (bool, error) {
+		h, err := c.lock(loc.Addr, c.classOf(loc.Rng))
 		if err != nil {
-			return err
+			return false, err
 		}
-		for hops := 0; hops < maxRetries; hops++ {
-			h, err := c.lock(loc.addr, c.classOf(loc.rng))
-			if err != nil {
-				return err
-			}
-			img := c.buf[:l.leafBytes]
-			if err := c.read(img, loc.addr); err != nil {
-				return errors.Join(fmt.Errorf("reading leaf %v: %w", loc.addr, err), c.unlock(h))
-			}
-			next, err := c.arrive(&loc, img, key, hops)
-			if next || errors.Is(err, errStale) {
-				if err := c.unlock(h); err != nil {
-					return err
-				}
-				if next {
-					continue
-				}
-				break
-			}
-			return c.modifyLeaf(h, loc, img, key, val, mode)
+		img := c.Buf[:l.leafBytes]
+		if err := c.Read(img, loc.Addr); err != nil {
+			return false, errors.Join(fmt.Errorf("reading leaf %v: %w", loc.Addr, err), c.unlock(h))
 		}
-		fast = false
-	}
-	return fmt.Errorf("no stable leaf after %d restarts", maxRetries)
+		if next, err := c.Arrive(loc, img, key, hops); next || err != nil {
+			if uerr := c.unlock(h); uerr != nil {
+				return false, uerr
+			}
+			return next, err
+		}
+		return false, c.modifyLeaf(h, *loc, img, key, val, kind)
+	})
 }
 
 // modifyLeaf applies the operation to the locked leaf image img and
 // writes it back.
-func (c *client) modifyLeaf(h held, loc location, img, key, val []byte, mode storeMode) error {
+func (c *client) modifyLeaf(h held, loc inner.Location, img, key, val []byte, kind indexes.WriteKind) error {
 	l := &c.x.l
 	slot, empty, live := -1, -1, 0
 	i := 0
@@ -142,8 +75,8 @@ func (c *client) modifyLeaf(h held, loc location, img, key, val []byte, mode sto
 			empty = i
 		}
 	}
-	c.charge(cost.LinearScan(i))
-	if slot < 0 && mode != modeInsert {
+	c.Charge(cost.LinearScan(i))
+	if slot < 0 && kind != indexes.WriteInsert {
 		if err := c.unlock(h); err != nil {
 			return err
 		}
@@ -160,11 +93,11 @@ func (c *client) modifyLeaf(h held, loc location, img, key, val []byte, mode sto
 	}
 	e := l.entry(img, slot)
 	l.writeEntry(e, key, val)
-	ops := c.writes(transport.WriteOp(loc.addr.Add(l.entryOffset(slot)), e))
+	ops := c.writes(transport.WriteOp(loc.Addr.Add(l.entryOffset(slot)), e))
 	if c.x.consistency == crc {
-		c.chargeCRC(cost.Checksum(len(img) - 8))
+		c.ChargeStep(cost.Checksum(len(img) - 8))
 		l.sealCRC(img)
-		ops = append(ops, transport.WriteOp(loc.addr.Add(offCRC), img[offCRC:offCRC+8]))
+		ops = append(ops, transport.WriteOp(loc.Addr.Add(offCRC), img[offCRC:offCRC+8]))
 	}
 	return c.unlock(h, ops...)
 }

@@ -34,13 +34,10 @@ type lockTable struct {
 	device bool
 }
 
-// hostTableMeta is where a memory node's host-memory lock table address is
-// published, in the meta area at the start of its main region; the
-// root pointer is at offset 0 of memory node 0's.
-const (
-	metaRoot      = 0
-	metaLockTable = 8
-)
+// metaLockTable is where a memory node's host-memory lock table address
+// is published, in the meta area at the start of its main region; the
+// root pointer is at offset 0 of memory node 0's (package inner).
+const metaLockTable = 8
 
 // newLockTables finds or makes the lock table of every memory node. Host
 // tables are allocated once and published in the node's meta area with a
@@ -106,7 +103,7 @@ func (x *Index) lockOf(node transport.GAddr) lockRef {
 
 // lockOfCharged is lockOf with the hash charged to the client.
 func (c *client) lockOf(node transport.GAddr) lockRef {
-	c.charge(cost.HashKey())
+	c.Charge(cost.HashKey())
 	return c.x.lockOf(node)
 }
 

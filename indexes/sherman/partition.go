@@ -5,16 +5,9 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/dmbench/dmbench/indexes/internal/inner"
 	"github.com/dmbench/dmbench/transport"
 )
-
-// keyRange is a key range [lo, hi); hi nil means +inf. known is false
-// when nothing is known about a node's range (a node reached through a
-// sibling pointer), which every check treats as "may straddle anything".
-type keyRange struct {
-	lo, hi []byte
-	known  bool
-}
 
 // class is how a node is synchronised in P-Sherman (DEX VLDB'24, sections
 // 4 and 8.2): nodes inside the reader's own partition by its compute node's
@@ -45,7 +38,7 @@ func newPartitions(bounds [][]byte, computeNodes []transport.NodeID, keySize int
 		if len(b) != keySize {
 			return nil, fmt.Errorf("partition bound %d is %d bytes, want the key size %d", i, len(b), keySize)
 		}
-		if i == 0 && !isZero(b) {
+		if i == 0 && !inner.IsZero(b) {
 			return nil, fmt.Errorf("the first partition bound is %x, want the zero key", b)
 		}
 		if i > 0 && bytes.Compare(bounds[i-1], b) >= 0 {
@@ -64,19 +57,19 @@ func (p *partitions) index(key []byte) int {
 func (p *partitions) owner(key []byte) transport.NodeID { return p.owners[p.index(key)] }
 
 // within reports whether r lies inside one partition, and which.
-func (p *partitions) within(r keyRange) (int, bool) {
-	if !r.known {
+func (p *partitions) within(r inner.KeyRange) (int, bool) {
+	if !r.Known {
 		return 0, false
 	}
-	i := p.index(r.lo)
+	i := p.index(r.Lo)
 	if i+1 == len(p.bounds) {
 		return i, true
 	}
-	return i, r.hi != nil && bytes.Compare(r.hi, p.bounds[i+1]) <= 0
+	return i, r.Hi != nil && bytes.Compare(r.Hi, p.bounds[i+1]) <= 0
 }
 
 // classOf classifies a node with range r for a client of compute node me.
-func (p *partitions) classOf(r keyRange, me transport.NodeID) class {
+func (p *partitions) classOf(r inner.KeyRange, me transport.NodeID) class {
 	if p == nil {
 		return classShared
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/dmbench/dmbench/cost"
+	"github.com/dmbench/dmbench/indexes/internal/inner"
 	"github.com/dmbench/dmbench/transport"
 )
 
@@ -34,9 +35,9 @@ func (c *client) readNode(buf []byte, addr transport.GAddr, cls class) error {
 		ref = c.lockOf(addr)
 	}
 	if x.parts != nil {
-		slot = x.localTable(c.ep.Node()).slot(ref)
+		slot = x.localTable(c.EP.Node()).slot(ref)
 	}
-	for range maxRetries {
+	for range inner.MaxRetries {
 		var seq uint64
 		if slot != nil {
 			if seq = slot.seq.Load(); seq&1 == 1 {
@@ -54,16 +55,22 @@ func (c *client) readNode(buf []byte, addr transport.GAddr, cls class) error {
 		if ok {
 			return nil
 		}
-		c.ep.Backoff(0) // as acquireGlobal: free on the simulator
+		c.EP.Backoff(0) // as acquireGlobal: free on the simulator
 	}
-	return fmt.Errorf("node %v still inconsistent after %d reads", addr, maxRetries)
+	return fmt.Errorf("node %v still inconsistent after %d reads", addr, inner.MaxRetries)
+}
+
+// ReadNode is readNode for the internal-node layer: the class of the node
+// follows from the range its parent gave it.
+func (c *client) ReadNode(buf []byte, addr transport.GAddr, rng inner.KeyRange) error {
+	return c.readNode(buf, addr, c.classOf(rng))
 }
 
 // readOnce is one attempt of readNode.
 func (c *client) readOnce(buf []byte, addr transport.GAddr, ref lockRef, cls class) (bool, error) {
 	guarded := c.x.consistency == optlock && cls == classShared
 	if guarded {
-		if err := c.read(c.w1[:], ref.addr); err != nil {
+		if err := c.Read(c.w1[:], ref.addr); err != nil {
 			return false, err
 		}
 		// A held lock is re-read alone, 8 bytes, with no pause: what DEX's
@@ -72,11 +79,11 @@ func (c *client) readOnce(buf []byte, addr transport.GAddr, ref lockRef, cls cla
 			return false, nil
 		}
 	}
-	if err := c.read(buf, addr); err != nil {
+	if err := c.Read(buf, addr); err != nil {
 		return false, err
 	}
 	if guarded {
-		if err := c.read(c.w2[:], ref.addr); err != nil {
+		if err := c.Read(c.w2[:], ref.addr); err != nil {
 			return false, err
 		}
 	}
@@ -140,10 +147,10 @@ func (c *client) entriesConsistent(img []byte) bool {
 // in the crc variant, else the front and rear node versions.
 func (c *client) layoutConsistent(buf []byte) bool {
 	if c.x.consistency == crc {
-		c.chargeCRC(cost.Checksum(len(buf) - 8))
+		c.ChargeStep(cost.Checksum(len(buf) - 8))
 		return crcMatches(buf)
 	}
-	return versionsMatch(buf)
+	return inner.VersionsMatch(buf)
 }
 
 // checkEntries reports whether a leaf read for class cls must also pass
@@ -159,8 +166,8 @@ func (c *client) checkEntries(cls class) bool {
 // waitLocal waits for the writer of this compute node that is writing a
 // node behind slot to finish.
 func (c *client) waitLocal(slot *localLock) {
-	c.flush()
-	slot.mu.Lock(c.ep)
+	c.Flush()
+	slot.mu.Lock(c.EP)
 	slot.mu.Unlock()
 }
 
@@ -184,6 +191,6 @@ func (c *client) findInLeaf(img, key []byte, check bool) (val []byte, found, tor
 			val, found = l.entryVal(e), true
 		}
 	}
-	c.charge(cost.LinearScan(i))
+	c.Charge(cost.LinearScan(i))
 	return val, found, torn
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dmbench/dmbench/indexes/internal/inner"
 	"github.com/dmbench/dmbench/transport"
 )
 
@@ -20,10 +21,10 @@ func TestTornImages(t *testing.T) {
 	relocked := []byte{1, 0, 1, 0, 0, 0, 0, 0} // released and taken again
 	tamper := map[string]func(l *layout, img []byte){
 		"intact":             func(*layout, []byte) {},
-		"node front only":    func(l *layout, img []byte) { img[offFront]++ },
+		"node front only":    func(l *layout, img []byte) { img[inner.OffFront]++ },
 		"entry front only":   func(l *layout, img []byte) { l.entry(img, 3)[0]++ },
 		"entry middle only":  func(l *layout, img []byte) { l.entryVal(l.entry(img, 3))[0]++ },
-		"sibling field only": func(l *layout, img []byte) { img[offSibling]++ },
+		"sibling field only": func(l *layout, img []byte) { img[inner.OffSibling]++ },
 	}
 	cases := []struct {
 		variant, tamper string
@@ -62,7 +63,7 @@ func TestTornImages(t *testing.T) {
 			c := x.newClient(f.Setup(1))
 			l := &x.l
 			img := make([]byte, l.leafBytes)
-			l.initNode(img, 0, key(0), nil, 0)
+			l.InitNode(img, 0, key(0), nil, 0)
 			for i := range 10 {
 				l.writeEntry(l.entry(img, i), key(uint64(i+1)), val(uint64(i)))
 			}

@@ -6,12 +6,9 @@ import (
 	"sort"
 
 	"github.com/dmbench/dmbench/cost"
+	"github.com/dmbench/dmbench/indexes/internal/inner"
 	"github.com/dmbench/dmbench/transport"
 )
-
-// kParaFetch bounds the leaves a scan READs in one batch, as Sherman's
-// range_query keeps at most 32 READs in flight.
-const kParaFetch = 32
 
 // scanLeaf is one leaf of a scan batch.
 type scanLeaf struct {
@@ -24,15 +21,15 @@ type scanLeaf struct {
 	ok     bool
 }
 
-// scan returns up to n entries from start on in key order. Like Sherman's
-// range_query it takes the leaf pointers from the cached level-1 node
-// covering the cursor and READs the leaves it needs in one doorbell batch;
-// it sorts each leaf's unsorted entries. A leaf the batch caught torn is
-// read again alone, and a leaf missing from a stale cached parent (split
-// after it was cached: the gap shows as a leaf whose low fence is not the
-// previous leaf's high fence) is reached through the previous leaf's
-// sibling pointer, so no key is skipped (Sherman issue #18).
-func (c *client) scan(start []byte, n int, fn func(key, val []byte) bool) error {
+// Range calls fn on up to n entries from start on in key order. Like
+// Sherman's range_query it takes the leaf pointers from the cached level-1
+// node covering the cursor and READs the leaves it needs in one doorbell
+// batch; it sorts each leaf's unsorted entries. A leaf the batch caught
+// torn is read again alone, and a leaf missing from a stale cached parent
+// (split after it was cached: the gap shows as a leaf whose low fence is
+// not the previous leaf's high fence) is reached through the previous
+// leaf's sibling pointer, so no key is skipped (Sherman issue #18).
+func (c *client) Range(start []byte, n int, fn func(key, val []byte) bool) error {
 	if n <= 0 {
 		return nil
 	}
@@ -44,9 +41,9 @@ func (c *client) scan(start []byte, n int, fn func(key, val []byte) bool) error 
 	// a B-tree grown by random inserts (Yao, 1978), then what this scan
 	// has seen; one more for the partly used first leaf.
 	perLeaf, seen, leaves := max(1, c.x.l.leafCard*69/100), 0, 0
-	for range maxRetries {
+	for range inner.MaxRetries {
 		want := (n+perLeaf-1)/perLeaf + 1
-		batch, parent, err := c.scanBatch(cursor, min(want, kParaFetch))
+		batch, parent, err := c.scanBatch(cursor, want)
 		if err != nil {
 			return err
 		}
@@ -55,13 +52,13 @@ func (c *client) scan(start []byte, n int, fn func(key, val []byte) bool) error 
 			return err
 		}
 		if stale && parent != nil {
-			c.x.cache(c.ep.Node()).invalidate(parent)
+			c.DropCached(parent)
 		}
 		if leaves > 0 && seen > 0 {
 			perLeaf = max(1, seen/leaves)
 		}
 	}
-	return fmt.Errorf("scan did not finish after %d batches", maxRetries)
+	return fmt.Errorf("scan did not finish after %d batches", inner.MaxRetries)
 }
 
 // scanChain is the scan of the DMTree artifact's Sherman (muouim/aefast26
@@ -74,7 +71,7 @@ func (c *client) scan(start []byte, n int, fn func(key, val []byte) bool) error 
 func (c *client) scanChain(cursor []byte, n int, fn func(key, val []byte) bool) error {
 	l := &c.x.l
 	seen := 0
-	for range maxRetries {
+	for range inner.MaxRetries {
 		batch, parent, err := c.scanBatch(cursor, 1)
 		if err != nil {
 			return err
@@ -83,56 +80,45 @@ func (c *client) scanChain(cursor []byte, n int, fn func(key, val []byte) bool) 
 			return err
 		}
 		img := batch[0].img
-		for level(img) == 0 && !l.covers(img, cursor) && bytes.Compare(cursor, l.low(img)) >= 0 {
-			if img, err = c.chase(sibling(img)); err != nil {
+		for inner.Level(img) == 0 && !l.Covers(img, cursor) && bytes.Compare(cursor, l.Low(img)) >= 0 {
+			if img, err = c.chase(inner.Sibling(img)); err != nil {
 				return err
 			}
 		}
-		if level(img) != 0 || !l.covers(img, cursor) {
+		if inner.Level(img) != 0 || !l.Covers(img, cursor) {
 			if parent != nil {
-				c.x.cache(c.ep.Node()).invalidate(parent)
+				c.DropCached(parent)
 			}
 			continue // a stale path: look the cursor up again
 		}
 		for {
-			if c.emitLeaf(img, cursor, &n, fn, &seen) || unbounded(img) {
+			if c.emitLeaf(img, cursor, &n, fn, &seen) || inner.Unbounded(img) {
 				return nil
 			}
-			cursor = bytes.Clone(l.high(img))
-			if img, err = c.chase(sibling(img)); err != nil {
+			cursor = bytes.Clone(l.High(img))
+			if img, err = c.chase(inner.Sibling(img)); err != nil {
 				return err
 			}
 		}
 	}
-	return fmt.Errorf("scan found no stable first leaf after %d tries", maxRetries)
+	return fmt.Errorf("scan found no stable first leaf after %d tries", inner.MaxRetries)
 }
 
 // scanBatch READs up to want leaves from the one covering cursor on, as
 // listed by the level-1 node covering cursor (a tree of one leaf has just
 // that leaf), in one doorbell batch, and checks each.
-func (c *client) scanBatch(cursor []byte, want int) ([]scanLeaf, *cachedNode, error) {
+func (c *client) scanBatch(cursor []byte, want int) ([]scanLeaf, *inner.CachedNode, error) {
 	l := &c.x.l
-	root, err := c.root()
+	leaves, parent, rootLeaf, err := c.Leaves(cursor, want)
 	if err != nil {
 		return nil, nil, err
 	}
-	var batch []scanLeaf
-	var parent *cachedNode
-	if root.level == 0 {
-		batch = append(batch, scanLeaf{addr: root.addr, cls: c.classOf(c.fullRange())})
-	} else {
-		img, from, err := c.levelOne(cursor)
-		if err != nil {
-			return nil, nil, err
-		}
-		parent = from
-		for i := l.childIndex(img, cursor); i <= count(img) && len(batch) < want; i++ {
-			batch = append(batch, scanLeaf{addr: l.innerChild(img, i), cls: c.classOf(l.childRange(img, i))})
-		}
-		c.charge(cost.NodeSearch(count(img) + 1))
+	batch := make([]scanLeaf, len(leaves))
+	for i, lf := range leaves {
+		batch[i] = scanLeaf{addr: lf.Addr, cls: c.classOf(lf.Rng)}
 	}
 	if need := len(batch) * l.leafBytes; len(c.scanBuf) < need {
-		c.scanBuf = make([]byte, kParaFetch*l.leafBytes)
+		c.scanBuf = make([]byte, inner.KParaFetch*l.leafBytes)
 	}
 	words := make([]byte, 16*len(batch))
 	ops := c.ops[:0]
@@ -146,7 +132,7 @@ func (c *client) scanBatch(cursor []byte, want int) ([]scanLeaf, *cachedNode, er
 			ref = c.lockOf(b.addr)
 		}
 		if c.x.parts != nil {
-			b.slot = c.x.localTable(c.ep.Node()).slot(ref)
+			b.slot = c.x.localTable(c.EP.Node()).slot(ref)
 			b.seq = b.slot.seq.Load()
 		}
 		if guarded {
@@ -165,40 +151,10 @@ func (c *client) scanBatch(cursor []byte, want int) ([]scanLeaf, *cachedNode, er
 		b := &batch[i]
 		b.ok = c.valid(b.img, b.cls, b.w1, b.w2, true) && (b.slot == nil || b.seq&1 == 0 && b.slot.seq.Load() == b.seq)
 	}
-	if root.level == 0 && batch[0].ok && !l.coversAll(batch[0].img) {
-		c.forgetRoot() // the root leaf has split: a new root is above it
+	if rootLeaf && batch[0].ok && !l.CoversAll(batch[0].img) {
+		c.ForgetRoot() // the root leaf has split: a new root is above it
 	}
 	return batch, parent, nil
-}
-
-// levelOne returns an image of the level-1 node covering key: the cached
-// copy, or a fresh READ that it caches.
-func (c *client) levelOne(key []byte) ([]byte, *cachedNode, error) {
-	l := &c.x.l
-	nc := c.x.cache(c.ep.Node())
-	n := c.lookupCached(1, key)
-	nc.lookups.Add(1)
-	if n != nil {
-		nc.hits.Add(1)
-		return n.image, n, nil
-	}
-	for range maxRetries {
-		loc, err := c.locate(key, 1, false)
-		if err != nil {
-			return nil, nil, err
-		}
-		img := c.aux[:l.innerBytes]
-		if err := c.readNode(img, loc.addr, c.classOf(loc.rng)); err != nil {
-			return nil, nil, err
-		}
-		if level(img) == 1 && l.covers(img, key) {
-			c.cacheInsert(loc.addr, img)
-			return img, nil, nil
-		}
-		c.dropParent(&loc)
-		c.forgetRoot()
-	}
-	return nil, nil, fmt.Errorf("no stable level-1 node after %d tries", maxRetries)
 }
 
 // emitBatch hands the entries of the batch's leaves to fn in key order,
@@ -216,10 +172,10 @@ func (c *client) emitBatch(batch []scanLeaf, cursor *[]byte, n *int, fn func(key
 			}
 		}
 		switch {
-		case i < len(batch) && (i == 0 || bytes.Equal(l.low(batch[i].img), *cursor)):
+		case i < len(batch) && (i == 0 || bytes.Equal(l.Low(batch[i].img), *cursor)):
 			img = batch[i].img
 			i++
-		case i < len(batch) && bytes.Compare(l.low(batch[i].img), *cursor) < 0:
+		case i < len(batch) && bytes.Compare(l.Low(batch[i].img), *cursor) < 0:
 			i++ // reached already through a sibling pointer
 			continue
 		case i < len(batch):
@@ -230,24 +186,24 @@ func (c *client) emitBatch(batch []scanLeaf, cursor *[]byte, n *int, fn func(key
 		default:
 			return false, stale, nil
 		}
-		for level(img) == 0 && !l.covers(img, *cursor) && bytes.Compare(*cursor, l.low(img)) >= 0 {
+		for inner.Level(img) == 0 && !l.Covers(img, *cursor) && bytes.Compare(*cursor, l.Low(img)) >= 0 {
 			// The leaf split after its parent was read: the keys from the
 			// cursor on are further right.
 			stale = true
-			if img, err = c.chase(sibling(img)); err != nil {
+			if img, err = c.chase(inner.Sibling(img)); err != nil {
 				return false, false, err
 			}
 		}
-		if level(img) != 0 || !l.covers(img, *cursor) {
+		if inner.Level(img) != 0 || !l.Covers(img, *cursor) {
 			return false, true, nil // a stale path: look the cursor up again
 		}
 		stop := c.emitLeaf(img, *cursor, n, fn, seen)
 		*leaves++
-		if stop || unbounded(img) {
+		if stop || inner.Unbounded(img) {
 			return true, stale, nil
 		}
-		*cursor = bytes.Clone(l.high(img))
-		next = sibling(img)
+		*cursor = bytes.Clone(l.High(img))
+		next = inner.Sibling(img)
 	}
 }
 
@@ -265,21 +221,21 @@ func (c *client) settle(b *scanLeaf) error {
 
 // chase reads the leaf at a, reached through a sibling pointer.
 func (c *client) chase(a transport.GAddr) ([]byte, error) {
-	img := c.aux[:c.x.l.leafBytes]
+	img := c.Aux[:c.x.l.leafBytes]
 	return img, c.readLeaf(img, a, classShared)
 }
 
 // readLeaf reads a whole leaf consistently, entries included.
 func (c *client) readLeaf(img []byte, addr transport.GAddr, cls class) error {
-	for range maxRetries {
+	for range inner.MaxRetries {
 		if err := c.readNode(img, addr, cls); err != nil {
 			return err
 		}
-		if level(img) != 0 || !c.checkEntries(cls) || c.entriesConsistent(img) {
+		if inner.Level(img) != 0 || !c.checkEntries(cls) || c.entriesConsistent(img) {
 			return nil
 		}
 	}
-	return fmt.Errorf("leaf %v still torn after %d reads", addr, maxRetries)
+	return fmt.Errorf("leaf %v still torn after %d reads", addr, inner.MaxRetries)
 }
 
 // emitLeaf hands fn the live entries of leaf img at or after from, sorted,
@@ -296,11 +252,11 @@ func (c *client) emitLeaf(img, from []byte, n *int, fn func(key, val []byte) boo
 			}
 		}
 	}
-	c.charge(cost.LinearScan(l.leafCard))
+	c.Charge(cost.LinearScan(l.leafCard))
 	sort.Slice(idx, func(a, b int) bool {
 		return bytes.Compare(l.entryKey(l.entry(img, idx[a])), l.entryKey(l.entry(img, idx[b]))) < 0
 	})
-	c.charge(int64(len(idx)) * cost.NodeSearch(len(idx)))
+	c.Charge(int64(len(idx)) * cost.NodeSearch(len(idx)))
 	for _, i := range idx {
 		e := l.entry(img, i)
 		*n--

@@ -1,12 +1,11 @@
 package sherman
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"sync/atomic"
 
 	"github.com/dmbench/dmbench/indexes"
+	"github.com/dmbench/dmbench/indexes/internal/inner"
 	"github.com/dmbench/dmbench/transport"
 )
 
@@ -80,6 +79,9 @@ func paperMode(p indexes.Params) string {
 
 // Index is a Sherman B+-tree on one fabric.
 type Index struct {
+	// tree is the internal-node layer: the root pointer, index caches and
+	// node allocation.
+	tree        inner.Tree
 	env         indexes.Env
 	params      indexes.Params
 	l           layout
@@ -92,26 +94,10 @@ type Index struct {
 	chainScan   bool // scans follow sibling pointers one READ at a time (scan=chain)
 	fill        float64
 
-	rootPtr  transport.GAddr // the root pointer word in memory node 0's meta area
-	locks    []lockTable     // by memory node
-	firstCN  transport.NodeID
-	setupEP  transport.Endpoint
-	setupMem *transport.Allocator
+	locks []lockTable       // by memory node
+	local []*localLockTable // by compute node
 
-	// Per compute node (index: node id - firstCN).
-	caches []*nodeCache
-	local  []*localLockTable
-	roots  []atomic.Pointer[rootInfo]
-	allocs []*transport.Allocator
-
-	nodeBytes     atomic.Uint64 // memory-side bytes of nodes allocated
 	lockHostBytes uint64
-}
-
-// rootInfo is what a compute node believes the root is.
-type rootInfo struct {
-	addr  transport.GAddr
-	level int
 }
 
 // New builds an empty Sherman tree: a root leaf published in memory node
@@ -136,7 +122,6 @@ func New(env indexes.Env, p indexes.Params) (indexes.Index, error) {
 		combine:   p.Bool("combine"),
 		chainScan: p.String("scan") == "chain",
 		fill:      p.Float("bulk_fill"),
-		firstCN:   transport.NodeID(cfg.MemoryNodes),
 	}
 	for i, name := range consistencyNames {
 		if p.String("consistency") == name {
@@ -151,88 +136,35 @@ func New(env indexes.Env, p indexes.Params) (indexes.Index, error) {
 			return nil, err
 		}
 	}
-	setupNode := transport.NodeID(0)
-	if cfg.ComputeNodes > 0 {
-		setupNode = x.firstCN
+	if err := x.tree.Init(f, &x.l.Layout, env.CacheBytes); err != nil {
+		return nil, err
 	}
-	x.setupEP = f.Setup(setupNode)
-	x.setupMem = transport.NewAllocator(f, 0)
 	lockBytes := uint64(p.Int("lock_bytes")) &^ 7
-	if x.locks, x.lockHostBytes, err = newLockTables(f, x.setupEP, x.setupMem, lockBytes, p.Bool("onchip")); err != nil {
+	if x.locks, x.lockHostBytes, err = newLockTables(f, x.tree.SetupEP, x.tree.SetupMem, lockBytes, p.Bool("onchip")); err != nil {
 		return nil, err
 	}
-	main, err := f.Region(0, "main")
-	if err != nil {
-		return nil, fmt.Errorf("root pointer: %w", err)
-	}
-	x.rootPtr = main.Base.Add(metaRoot)
-	if err := x.initRoot(); err != nil {
+	img := make([]byte, x.l.leafBytes)
+	x.l.InitNode(img, 0, make([]byte, x.l.KeySize), nil, 0)
+	x.l.setConsistent(img)
+	if err := x.tree.InitRoot(img); err != nil {
 		return nil, err
 	}
-	n := cfg.ComputeNodes
-	x.caches = make([]*nodeCache, n)
-	x.local = make([]*localLockTable, n)
-	x.roots = make([]atomic.Pointer[rootInfo], n)
-	x.allocs = make([]*transport.Allocator, n)
-	for i := range n {
-		x.caches[i] = newNodeCache(&x.l, env.CacheBytes)
+	x.local = make([]*localLockTable, cfg.ComputeNodes)
+	for i := range x.local {
 		x.local[i] = newLocalLockTable(x.locks)
-		x.allocs[i] = transport.NewAllocator(f, 0)
 	}
 	return x, nil
 }
 
-// initRoot publishes an empty root leaf unless a root exists, so that a
-// tree works without a bulk load (Sherman issue #26: its root broke
-// without one).
-func (x *Index) initRoot() error {
-	ep := x.setupEP
-	var w [8]byte
-	if err := ep.Read(w[:], x.rootPtr); err != nil {
-		return fmt.Errorf("reading the root pointer: %w", err)
-	}
-	if binary.LittleEndian.Uint64(w[:]) != 0 {
-		return nil
-	}
-	img := make([]byte, x.l.leafBytes)
-	x.l.initNode(img, 0, make([]byte, x.l.keySize), nil, 0)
-	x.l.setConsistent(img)
-	a, err := x.setupMem.Alloc(ep, uint64(len(img)), nodeAlign)
-	if err != nil {
-		return fmt.Errorf("allocating the root leaf: %w", err)
-	}
-	x.nodeBytes.Add(uint64(len(img)))
-	if err := ep.Write(a, img); err != nil {
-		return fmt.Errorf("writing the root leaf: %w", err)
-	}
-	if _, err := ep.CAS(x.rootPtr, 0, rootWord(a, 0)); err != nil {
-		return fmt.Errorf("publishing the root leaf: %w", err)
-	}
-	return nil
-}
-
-// nodeAlign aligns nodes to cachelines, so that in paper memory mode a
-// node's front version shares its first cacheline and its rear version
-// its last.
-const nodeAlign = transport.CachelineBytes
-
-func (x *Index) cn(n transport.NodeID) int { return int(n - x.firstCN) }
-
-func (x *Index) cache(n transport.NodeID) *nodeCache                 { return x.caches[x.cn(n)] }
-func (x *Index) localTable(n transport.NodeID) *localLockTable       { return x.local[x.cn(n)] }
-func (x *Index) rootOf(n transport.NodeID) *atomic.Pointer[rootInfo] { return &x.roots[x.cn(n)] }
+func (x *Index) localTable(n transport.NodeID) *localLockTable { return x.local[x.tree.CN(n)] }
 
 // Info describes the instance.
 func (x *Index) Info() indexes.Info {
 	info := indexes.Info{
 		Name: "sherman", Paper: paper, Params: x.effectiveParams(),
-		MemoryBytes: x.nodeBytes.Load() + x.lockHostBytes,
+		MemoryBytes: x.tree.NodeBytes.Load() + x.lockHostBytes,
 	}
-	for _, c := range x.caches {
-		info.CacheBytes += c.bytes()
-		info.CacheHits += c.hits.Load()
-		info.CacheLookups += c.lookups.Load()
-	}
+	x.tree.CacheInfo(&info)
 	return info
 }
 
@@ -251,14 +183,12 @@ func (x *Index) effectiveParams() indexes.Params {
 
 // NewClient makes a client for one coroutine.
 func (x *Index) NewClient(ep transport.Endpoint) indexes.Client {
-	return indexes.Checked("sherman", x.l.keySize, x.l.valSize, x.newClient(ep))
+	return indexes.Checked("sherman", x.l.KeySize, x.l.valSize, x.newClient(ep))
 }
 
 // newClient is NewClient's core, which the tests drive directly.
 func (x *Index) newClient(ep transport.Endpoint) *client {
-	size := max(x.l.leafBytes, x.l.innerBytes)
-	return &client{
-		x: x, ep: ep, tag: threadTag(ep),
-		buf: make([]byte, size), aux: make([]byte, size), sib: make([]byte, size),
-	}
+	c := &client{x: x, tag: threadTag(ep)}
+	c.Client.Init(&x.tree, ep, c, max(x.l.leafBytes, x.l.InnerBytes), stepCRC)
+	return c
 }

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/dmbench/dmbench/cost"
+	"github.com/dmbench/dmbench/indexes/internal/inner"
 	"github.com/dmbench/dmbench/transport"
 )
 
@@ -15,11 +16,12 @@ import (
 // the separator inserted into the parent, under the parent's own lock,
 // so a writer never holds two locks. Readers that reach the old node
 // with a key that moved follow its sibling pointer meanwhile (B-link
-// style).
+// style). Leaves split here; the levels above are package inner's, which
+// locks, writes and seals internal nodes through the methods below.
 
 // splitLeaf splits the locked, full leaf img (which already holds the new
 // entry): sorted by key, the upper half goes to a new sibling.
-func (c *client) splitLeaf(h held, loc location, img []byte) error {
+func (c *client) splitLeaf(h held, loc inner.Location, img []byte) error {
 	l := &c.x.l
 	idx := make([]int, 0, l.leafCard)
 	for i := range l.leafCard {
@@ -30,42 +32,39 @@ func (c *client) splitLeaf(h held, loc location, img []byte) error {
 	sort.Slice(idx, func(a, b int) bool {
 		return bytes.Compare(l.entryKey(l.entry(img, idx[a])), l.entryKey(l.entry(img, idx[b]))) < 0
 	})
-	c.charge(int64(len(idx)) * cost.NodeSearch(len(idx)))
+	c.Charge(int64(len(idx)) * cost.NodeSearch(len(idx)))
 	m, sep := c.leafSplitPoint(img, idx)
 	sep = bytes.Clone(sep)
 
-	sibAddr, err := c.allocNode(l.leafBytes)
+	sibAddr, err := c.AllocNode(l.leafBytes)
 	if err != nil {
-		return joinUnlock(err, c.unlock(h))
+		return inner.JoinUnlock(err, c.unlock(h))
 	}
-	sib := c.sib[:l.leafBytes]
-	l.initNode(sib, 0, sep, l.highOrNil(img), sibling(img))
+	sib := c.Sib[:l.leafBytes]
+	l.InitNode(sib, 0, sep, l.HighOrNil(img), inner.Sibling(img))
 	for j, i := range idx[m:] {
 		copy(l.entry(sib, j), l.entry(img, i))
 	}
 	l.setConsistent(sib)
 
-	old := c.aux[:l.leafBytes]
-	l.initNode(old, 0, l.low(img), sep, sibAddr)
-	old[offFront] = img[offFront]
+	old := c.Aux[:l.leafBytes]
+	l.InitNode(old, 0, l.Low(img), sep, sibAddr)
+	old[inner.OffFront] = img[inner.OffFront]
 	for j, i := range idx[:m] {
 		copy(l.entry(old, j), l.entry(img, i))
 	}
 	l.setConsistent(old)
-	wasRoot := l.coversAll(img)
+	wasRoot := l.CoversAll(img)
 	if c.x.consistency == crc {
-		c.chargeCRC(2 * cost.Checksum(len(img)-8))
+		c.ChargeStep(2 * cost.Checksum(len(img)-8))
 	}
-	if err := c.write(sibAddr, sib); err != nil {
-		return joinUnlock(fmt.Errorf("writing new leaf %v: %w", sibAddr, err), c.unlock(h))
+	if err := c.Write(sibAddr, sib); err != nil {
+		return inner.JoinUnlock(fmt.Errorf("writing new leaf %v: %w", sibAddr, err), c.unlock(h))
 	}
-	if err := c.unlock(h, c.writes(transport.WriteOp(loc.addr, old))...); err != nil {
+	if err := c.unlock(h, c.writes(transport.WriteOp(loc.Addr, old))...); err != nil {
 		return err
 	}
-	if wasRoot {
-		return c.growRoot(loc.addr, sep, sibAddr, 1)
-	}
-	return c.insertSeparator(sep, sibAddr, 1)
+	return c.AddSeparator(loc.Addr, sep, sibAddr, 1, wasRoot)
 }
 
 // leafSplitPoint picks where the sorted entries idx of img split: at the
@@ -99,167 +98,34 @@ func abs(x int) int {
 	return x
 }
 
-// insertSeparator inserts (sep, child) into the node of level lvl that
-// covers sep: the one this operation passed on its way down if it did,
-// else the one a new traversal finds (Sherman's insert_internal).
-func (c *client) insertSeparator(sep []byte, child transport.GAddr, lvl int) error {
-	l := &c.x.l
-	if lvl >= maxLevels {
-		return fmt.Errorf("tree taller than %d levels", maxLevels)
+// LockInner takes the lock of the internal node at addr, which its
+// parent gave range rng, and READs the node into img (Sherman's
+// lock_and_read_page).
+func (c *client) LockInner(addr transport.GAddr, rng inner.KeyRange, img []byte) (held, error) {
+	h, err := c.lock(addr, c.classOf(rng))
+	if err != nil {
+		return h, err
 	}
-	loc := location{addr: c.path[lvl].addr, rng: c.path[lvl].rng}
-	for range maxRetries {
-		if loc.addr == 0 {
-			var err error
-			if loc, err = c.locate(sep, lvl, true); err != nil {
-				return err
-			}
-		}
-		h, err := c.lock(loc.addr, c.classOf(loc.rng))
-		if err != nil {
-			return err
-		}
-		img := c.buf[:l.innerBytes]
-		if err := c.read(img, loc.addr); err != nil {
-			return joinUnlock(fmt.Errorf("reading node %v: %w", loc.addr, err), c.unlock(h))
-		}
-		switch {
-		case level(img) != lvl || bytes.Compare(sep, l.low(img)) < 0:
-			c.dropParent(&loc)
-			loc = location{}
-		case !l.covers(img, sep):
-			loc = location{addr: sibling(img), rng: keyRange{lo: bytes.Clone(l.high(img))}}
-		default:
-			if loc.isRoot && !l.coversAll(img) {
-				c.forgetRoot()
-			}
-			return c.addToInner(h, loc, img, sep, child)
-		}
-		if err := c.unlock(h); err != nil {
-			return err
-		}
+	if err := c.Read(img, addr); err != nil {
+		return h, inner.JoinUnlock(fmt.Errorf("reading node %v: %w", addr, err), c.unlock(h))
 	}
-	return fmt.Errorf("no stable level-%d node for separator %x after %d tries", lvl, sep, maxRetries)
+	return h, nil
 }
 
-// addToInner inserts (sep, child) into the locked internal node img and
-// writes it back whole, as Sherman's internal_page_store does, splitting
-// it when it fills.
-func (c *client) addToInner(h held, loc location, img, sep []byte, child transport.GAddr) error {
-	l := &c.x.l
-	c.charge(cost.NodeSearch(count(img) + 1))
-	l.insertInner(img, sep, child)
-	if count(img) < l.innerCard {
-		l.setConsistent(img)
-		c.chargeSeal(1)
-		if err := c.unlock(h, c.writes(transport.WriteOp(loc.addr, img))...); err != nil {
-			return err
-		}
-		c.cacheInsert(loc.addr, img)
-		return nil
+// Unlock releases h, after WRITing img back whole to addr when img is
+// not nil (Sherman's write_page_and_unlock).
+func (c *client) Unlock(h held, addr transport.GAddr, img []byte) error {
+	if img == nil {
+		return c.unlock(h)
 	}
-	n := count(img)
-	m := n / 2
-	lvl := level(img)
-	up := bytes.Clone(l.innerKey(img, m))
-	sibAddr, err := c.allocNode(l.innerBytes)
-	if err != nil {
-		return joinUnlock(err, c.unlock(h))
-	}
-	sib := c.sib[:l.innerBytes]
-	l.initNode(sib, lvl, up, l.highOrNil(img), sibling(img))
-	l.setInnerChild(sib, 0, l.innerChild(img, m+1))
-	for i := m + 1; i < n; i++ {
-		l.insertInner(sib, l.innerKey(img, i), l.innerChild(img, i+1))
-	}
-	l.setConsistent(sib)
-
-	wasRoot := l.coversAll(img)
-	old := c.aux[:l.innerBytes]
-	l.initNode(old, lvl, l.low(img), up, sibAddr)
-	old[offFront] = img[offFront]
-	copy(old[offLeftmost:offLeftmost+8], img[offLeftmost:offLeftmost+8])
-	copy(old[l.hdr:l.hdr+m*l.innerEntry], img[l.hdr:l.hdr+m*l.innerEntry])
-	setCount(old, m)
-	l.setConsistent(old)
-	c.chargeSeal(2)
-	c.charge(cost.Copy(len(img)))
-
-	if err := c.write(sibAddr, sib); err != nil {
-		return joinUnlock(fmt.Errorf("writing new node %v: %w", sibAddr, err), c.unlock(h))
-	}
-	if err := c.unlock(h, c.writes(transport.WriteOp(loc.addr, old))...); err != nil {
-		return err
-	}
-	c.cacheInsert(sibAddr, sib)
-	c.cacheInsert(loc.addr, old)
-	if wasRoot {
-		return c.growRoot(loc.addr, up, sibAddr, lvl+1)
-	}
-	return c.insertSeparator(up, sibAddr, lvl+1)
+	return c.unlock(h, c.writes(transport.WriteOp(addr, img))...)
 }
 
-// growRoot installs a new root of level lvl over the old root left and
-// its new sibling right: WRITE the root, then CAS the root pointer. If the
-// CAS fails another root is already there, and the separator goes into it
-// like any other.
-func (c *client) growRoot(left transport.GAddr, sep []byte, right transport.GAddr, lvl int) error {
-	l := &c.x.l
-	if lvl >= maxLevels {
-		return fmt.Errorf("tree taller than %d levels", maxLevels)
-	}
-	a, err := c.allocNode(l.innerBytes)
-	if err != nil {
-		return err
-	}
-	img := c.sib[:l.innerBytes]
-	l.initNode(img, lvl, make([]byte, l.keySize), nil, 0)
-	l.setInnerChild(img, 0, left)
-	l.insertInner(img, sep, right)
-	l.setConsistent(img)
-	c.chargeSeal(1)
-	if err := c.write(a, img); err != nil {
-		return fmt.Errorf("writing new root %v: %w", a, err)
-	}
-	c.flush()
-	old, err := c.ep.CAS(c.x.rootPtr, rootWord(left, lvl-1), rootWord(a, lvl))
-	if err != nil {
-		return fmt.Errorf("installing new root %v: %w", a, err)
-	}
-	if old == rootWord(left, lvl-1) {
-		c.setRoot(a, lvl)
-		c.cacheInsert(a, img)
-		return nil
-	}
-	c.forgetRoot()
-	c.path[lvl] = step{}
-	return c.insertSeparator(sep, right, lvl)
-}
-
-// chargeSeal charges the checksums of n whole-node writes in the crc
-// variant.
-func (c *client) chargeSeal(n int) {
+// Seal sets a node image's versions and checksum for a whole-node WRITE,
+// charging the checksum in the crc variant.
+func (c *client) Seal(img []byte) {
+	c.x.l.setConsistent(img)
 	if c.x.consistency == crc {
-		c.chargeCRC(int64(n) * cost.Checksum(c.x.l.innerBytes-8))
+		c.ChargeStep(cost.Checksum(len(img) - 8))
 	}
-}
-
-// allocNode allocates a node on the memory nodes in turn.
-func (c *client) allocNode(size int) (transport.GAddr, error) {
-	c.flush()
-	a, err := c.x.allocs[c.x.cn(c.ep.Node())].Alloc(c.ep, uint64(size), nodeAlign)
-	if err != nil {
-		return 0, fmt.Errorf("allocating a node: %w", err)
-	}
-	c.x.nodeBytes.Add(uint64(size))
-	return a, nil
-}
-
-// joinUnlock reports an error that ended an operation together with any
-// error of the unlock that followed it.
-func joinUnlock(err, unlockErr error) error {
-	if unlockErr != nil {
-		return fmt.Errorf("%w (and unlocking: %v)", err, unlockErr)
-	}
-	return err
 }

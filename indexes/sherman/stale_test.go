@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/dmbench/dmbench/indexes/internal/inner"
 	"github.com/dmbench/dmbench/transport"
 )
 
@@ -86,10 +87,11 @@ func TestStaleCache(t *testing.T) {
 
 func (x *Index) rootLevel(t *testing.T) int {
 	var w [8]byte
-	if err := x.setupEP.Read(w[:], x.rootPtr); err != nil {
+	if err := x.tree.SetupEP.Read(w[:], x.tree.RootPtr); err != nil {
 		t.Fatal(err)
 	}
-	return decodeRoot(lockWord(w[:])).level
+	_, lvl := inner.DecodeRoot(lockWord(w[:]))
+	return lvl
 }
 
 // readsPerSearch is the READs of a search on a warm cache.

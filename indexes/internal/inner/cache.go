@@ -1,4 +1,4 @@
-package sherman
+package inner
 
 import (
 	"bytes"
@@ -14,23 +14,23 @@ import (
 	"github.com/dmbench/dmbench/transport"
 )
 
-// Sherman's index cache: each compute node caches copies
-// of internal nodes, never leaves, in a structure ordered by key range so
-// that one lookup finds the node of a level covering a key (Sherman uses
-// a skiplist of [lowest, highest) ranges of its level-1 nodes; the DEX and
-// Dolphin papers describe the upper levels as cached too). A cached node
-// is never updated in place: a writer that rewrote a node, or a reader
-// that fetched a fresh copy, replaces it; a traversal that finds a cached
-// node stale (a child's fences do not cover the key) invalidates it and
-// re-traverses from the root. When the budget is full an entry is
-// evicted by the power of two random choices on access counts, as
-// Sherman's evict_one does.
+// The index cache, Sherman's, which Marlin keeps unchanged: each compute
+// node caches copies of internal nodes, never leaves, in a structure
+// ordered by key range so that one lookup finds the node of a level
+// covering a key (Sherman uses a skiplist of [lowest, highest) ranges of
+// its level-1 nodes; the DEX and Dolphin papers describe the upper levels
+// as cached too). A cached node is never updated in place: a writer that
+// rewrote a node, or a reader that fetched a fresh copy, replaces it; a
+// traversal that finds a cached node stale (a child's fences do not cover
+// the key) invalidates it and re-traverses from the root. When the budget
+// is full an entry is evicted by the power of two random choices on
+// access counts, as Sherman's evict_one does.
 
-// cachedNode is an immutable copy of an internal node.
-type cachedNode struct {
-	addr  transport.GAddr
+// CachedNode is an immutable copy of an internal node.
+type CachedNode struct {
+	Addr  transport.GAddr
 	level int
-	image []byte // the node as read or written
+	Image []byte // the node as read or written
 	// low is the node's low fence, kept apart from the image so that
 	// ordering the cache compares strings without slicing images.
 	low  string
@@ -38,34 +38,34 @@ type cachedNode struct {
 	pos  int // index in nodeCache.all; guarded by nodeCache.mu
 }
 
-// nodeCache is one compute node's index cache, shared by its clients.
-// Its mutex is never held across a verb.
+// nodeCache is one compute node's index cache, shared by its clients. Its
+// mutex is never held across a verb.
 type nodeCache struct {
-	l        *layout
+	l        *Layout
 	capacity int // nodes
 
 	mu     sync.RWMutex
 	levels []*btree.BTreeG[ordered] // by level-1, ordered by low fence
-	all    []*cachedNode
+	all    []*CachedNode
 
 	hits, lookups atomic.Uint64
 }
 
-func newNodeCache(l *layout, budget uint64) *nodeCache {
-	return &nodeCache{l: l, capacity: int(budget / uint64(l.innerBytes))}
+func newNodeCache(l *Layout, budget uint64) *nodeCache {
+	return &nodeCache{l: l, capacity: int(budget / uint64(l.InnerBytes))}
 }
 
 // ordered is a cached node's place in its level: its low fence's prefix,
 // compared as integers, then the whole fence.
-type ordered = keyorder.Item[*cachedNode]
+type ordered = keyorder.Item[*CachedNode]
 
-func (n *cachedNode) ordered() ordered { return ordered{P: keyorder.Of([]byte(n.low)), V: n} }
+func (n *CachedNode) ordered() ordered { return ordered{P: keyorder.Of([]byte(n.low)), V: n} }
 
-var lessLow = keyorder.Less(func(n *cachedNode) string { return n.low })
+var lessLow = keyorder.Less(func(n *CachedNode) string { return n.low })
 
 // lookup returns the cached node of level lvl whose range covers key.
 // probe is the caller's own scratch node.
-func (nc *nodeCache) lookup(lvl int, key []byte, probe *cachedNode) *cachedNode {
+func (nc *nodeCache) lookup(lvl int, key []byte, probe *CachedNode) *CachedNode {
 	nc.mu.RLock()
 	defer nc.mu.RUnlock()
 	if lvl < 1 || lvl > len(nc.levels) {
@@ -75,12 +75,12 @@ func (nc *nodeCache) lookup(lvl int, key []byte, probe *cachedNode) *cachedNode 
 	// allocates nothing; it is cleared before key may change.
 	probe.low = unsafe.String(unsafe.SliceData(key), len(key))
 	defer func() { probe.low = "" }()
-	var found *cachedNode
+	var found *CachedNode
 	nc.levels[lvl-1].DescendLessOrEqual(ordered{P: keyorder.Of(key), V: probe}, func(o ordered) bool {
 		found = o.V
 		return false
 	})
-	if found == nil || !nc.l.covers(found.image, key) {
+	if found == nil || !nc.l.Covers(found.Image, key) {
 		return nil
 	}
 	found.freq.Add(1)
@@ -93,7 +93,7 @@ func (nc *nodeCache) insert(addr transport.GAddr, image []byte, rng *rand.Rand) 
 	if nc.capacity == 0 {
 		return
 	}
-	n := &cachedNode{addr: addr, level: level(image), image: bytes.Clone(image), low: string(nc.l.low(image))}
+	n := &CachedNode{Addr: addr, level: Level(image), Image: bytes.Clone(image), low: string(nc.l.Low(image))}
 	nc.mu.Lock()
 	defer nc.mu.Unlock()
 	for len(nc.levels) < n.level {
@@ -118,7 +118,7 @@ func (nc *nodeCache) insert(addr transport.GAddr, image []byte, rng *rand.Rand) 
 }
 
 // invalidate drops n if it is still the cached copy of its node.
-func (nc *nodeCache) invalidate(n *cachedNode) {
+func (nc *nodeCache) invalidate(n *CachedNode) {
 	nc.mu.Lock()
 	defer nc.mu.Unlock()
 	if n.pos < len(nc.all) && nc.all[n.pos] == n {
@@ -126,7 +126,7 @@ func (nc *nodeCache) invalidate(n *cachedNode) {
 	}
 }
 
-func (nc *nodeCache) removeLocked(n *cachedNode) {
+func (nc *nodeCache) removeLocked(n *CachedNode) {
 	nc.levels[n.level-1].Delete(n.ordered())
 	last := nc.all[len(nc.all)-1]
 	nc.all[n.pos] = last
@@ -138,5 +138,5 @@ func (nc *nodeCache) removeLocked(n *cachedNode) {
 func (nc *nodeCache) bytes() uint64 {
 	nc.mu.RLock()
 	defer nc.mu.RUnlock()
-	return uint64(len(nc.all)) * uint64(nc.l.innerBytes)
+	return uint64(len(nc.all)) * uint64(nc.l.InnerBytes)
 }
