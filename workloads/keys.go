@@ -84,8 +84,8 @@ type ReadAll string
 
 // The read-all warm-ups. NoReadAll reads nothing. ReadAllOnce reads each
 // record once in the cluster, record r by client r mod clients.
-// ReadAllPerNode reads each record once on every compute node, its
-// clients splitting the records among them: the DMTree artifact's
+// ReadAllPerNode reads each record once on every compute node: the
+// DMTree artifact's
 // benchmarks (muouim/aefast26 DMTree/test/ycsbc.cc and the Sherman, SMART,
 // ROLEX, CHIME and FP-B+-tree ones beside it) start every compute node's
 // warm-up threads at record 0, so each server fills its own cache with
