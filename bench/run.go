@@ -356,7 +356,7 @@ func (r *runner) readAll() error {
 		stride, first := int64(cl.Total), int64(cl.Index)
 		if parts != nil {
 			if cl.Node >= len(parts) {
-				continue
+				continue // the spare, as above
 			}
 			stride, first = int64(perNode), int64(cl.Index%perNode)
 		}
