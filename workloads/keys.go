@@ -84,13 +84,12 @@ type ReadAll string
 
 // The read-all warm-ups. NoReadAll reads nothing. ReadAllOnce reads each
 // record once in the cluster, record r by client r mod clients.
-// ReadAllPerNode reads each record once on every compute node: the
-// DMTree artifact's
-// benchmarks (muouim/aefast26 DMTree/test/ycsbc.cc and the Sherman, SMART,
-// ROLEX, CHIME and FP-B+-tree ones beside it) start every compute node's
-// warm-up threads at record 0, so each server fills its own cache with
-// the whole data set. With partitioned keys either way reads each
-// partition's records on its own node, as dLSM's benchmark
+// ReadAllPerNode reads each record once on every compute node: the DMTree
+// artifact's benchmarks (muouim/aefast26 DMTree/test/ycsbc.cc and the
+// Sherman, SMART, ROLEX, CHIME and FP-B+-tree ones beside it) start every
+// compute node's warm-up threads at record 0, so each server fills its own
+// cache with the whole data set. With partitioned keys either way reads
+// each partition's records on its own node, as dLSM's benchmark
 // (dLSM/benchmarks/ycsbc.cc) warms each node with its share.
 const (
 	NoReadAll      ReadAll = "false"
