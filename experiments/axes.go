@@ -142,10 +142,18 @@ func (a *Axis) validate(s *Spec) error {
 	return nil
 }
 
-// scaledCache scales a paper's cache size by the run's records over the
-// paper's.
+// scaledCache scales a paper's cache size by the run's data set over the
+// paper's records: its loaded records or, for a run that starts from an
+// empty tree (recordcount 0, which only insert-only workloads take), the
+// records it inserts, warm-up included. A LOAD panel so runs with the
+// cache its paper gives every panel, not with none.
 func scaledCache(s *Spec, paperBytes float64, props workloads.Properties) uint64 {
 	records, _ := strconv.ParseFloat(props["recordcount"], 64)
+	if records == 0 {
+		ops, _ := strconv.ParseFloat(props["operationcount"], 64)
+		warm, _ := strconv.ParseFloat(props[workloads.PropWarmupOperationCount], 64)
+		records = ops + warm
+	}
 	return uint64(paperBytes * records / float64(s.Cache.PaperRecords))
 }
 
