@@ -31,10 +31,14 @@ func (c *client) Scan(start []byte, n int, fn func(key, val []byte) bool) error 
 	if hi.Cmp(top) > 0 {
 		hi.Set(top)
 	}
-	kvs, err := c.rangeQuery(start, hi.FillBytes(make([]byte, len(start))))
+	// The READ buffers and key paths of the last scan are done with; the
+	// keys and values found go to res, whose bytes the caller keeps.
+	c.scratch.reset()
+	var res arena
+	kvs, err := c.rangeQuery(&res, start, hi.FillBytes(make([]byte, len(start))), n)
 	if err == nil && len(kvs) < n && hi.Cmp(top) < 0 {
 		var more []kv
-		more, err = c.scanOrdered(hi.Add(hi, one).FillBytes(make([]byte, len(start))), n-len(kvs))
+		more, err = c.scanOrdered(&res, hi.Add(hi, one).FillBytes(make([]byte, len(start))), n-len(kvs))
 		kvs = append(kvs, more...)
 	}
 	if err != nil {
@@ -51,8 +55,9 @@ func (c *client) Scan(start []byte, n int, fn func(key, val []byte) bool) error 
 // fitem is an entry of an ordered scan's frontier: a slot still to
 // follow, or a key found.
 type fitem struct {
-	s  survivor
-	kv *kv
+	s     survivor
+	kv    kv
+	found bool // kv is a key found, not s a slot to follow
 }
 
 // scanOrdered returns the first need keys from lo on: SMART's range
@@ -60,7 +65,7 @@ type fitem struct {
 // each doorbell batch limited to the slots that can hold the next need
 // keys (a node counts for as many keys as its type's smallest fill), so
 // that it reads about as much as a range query holding need keys.
-func (c *client) scanOrdered(lo []byte, need int) ([]kv, error) {
+func (c *client) scanOrdered(res *arena, lo []byte, need int) ([]kv, error) {
 	top := bytes.Repeat([]byte{0xff}, len(lo))
 	lcp := 0
 	for lcp < len(lo) && lo[lcp] == 0xff {
@@ -75,25 +80,27 @@ func (c *client) scanOrdered(lo []byte, need int) ([]kv, error) {
 			return nil, err
 		}
 	}
-	var ar arena
-	frontier := []fitem{{s: survivor{h: h, path: ar.clone(lo[:h.depth])}}}
+	ar, b := &c.scratch, &c.scanBufs
+	frontier := append(b.frontier[:0], fitem{s: survivor{h: h, path: ar.clone(lo[:h.depth])}})
+	next := b.frontierNext[:0]
 	for {
 		// Pick the slots to read: in key order, until they and the keys
 		// before them can hold need keys.
-		var pick []int
+		pick := b.pick[:0]
 		acc := 0
 		for i := 0; i < len(frontier) && acc < need; i++ {
-			if frontier[i].kv != nil {
+			if frontier[i].found {
 				acc++
 				continue
 			}
 			pick = append(pick, i)
 			acc += fill(frontier[i].s.h.p, c.x.dex)
 		}
+		b.pick = pick
 		if len(pick) == 0 {
 			break
 		}
-		ops := make([]transport.Op, 0, len(pick))
+		ops := b.ops[:0]
 		for _, i := range pick {
 			s := frontier[i].s
 			if absent(s.h.p) {
@@ -102,61 +109,61 @@ func (c *client) scanOrdered(lo []byte, need int) ([]kv, error) {
 			}
 			ops = append(ops, transport.ReadOp(ar.take(c.readSize(s.h.p)), slotTarget(s.h.p)))
 		}
-		batch := make([]transport.Op, 0, len(ops))
+		batch := b.batch[:0]
 		for _, o := range ops {
 			if o.Buf != nil {
 				batch = append(batch, o)
 			}
 		}
+		b.ops, b.batch = ops, batch
 		if len(batch) > 0 {
 			if err := c.ep.Post(batch...); err != nil {
 				return nil, fmt.Errorf("reading the next slots in key order: %w", err)
 			}
 		}
-		replace := make(map[int][]fitem, len(pick))
-		for k, i := range pick {
-			s := frontier[i].s
-			var items []fitem
+		// The next frontier: each picked slot replaced, in place, by what
+		// it holds in key order (nothing, a key, or its children).
+		next = next[:0]
+		k := 0
+		for i, f := range frontier {
+			if k == len(pick) || pick[k] != i {
+				next = append(next, f)
+				continue
+			}
+			s := f.s
 			switch {
 			case absent(s.h.p) && s.h.cached:
 				fresh, err := c.reread(s.h)
 				if err != nil {
 					return nil, err
 				}
-				items = []fitem{{s: survivor{h: fresh, path: s.path}}}
+				next = append(next, fitem{s: survivor{h: fresh, path: s.path}})
 			case absent(s.h.p):
 			default:
-				more, found, ok, err := c.scanOne(&ar, s, ops[k].Buf, lo, top)
+				more, found, ok, err := c.scanOne(ar, res, s, ops[k].Buf, lo, top, b.more[:0])
 				if err != nil {
 					return nil, err
 				}
 				slices.SortFunc(more, func(a, b survivor) int { return bytes.Compare(a.path, b.path) })
-				items = make([]fitem, 0, len(more)+1)
 				for _, m := range more {
-					items = append(items, fitem{s: m})
+					next = append(next, fitem{s: m})
 				}
+				b.more = more
 				if ok {
-					items = append(items, fitem{kv: &found})
+					next = append(next, fitem{kv: found, found: true})
 				}
 			}
-			replace[i] = items
+			k++
 		}
-		next := make([]fitem, 0, len(frontier))
-		for i, f := range frontier {
-			if items, ok := replace[i]; ok {
-				next = append(next, items...)
-			} else {
-				next = append(next, f)
-			}
-		}
-		frontier = next
+		frontier, next = next, frontier
 	}
+	b.frontier, b.frontierNext = frontier, next
 	var out []kv
 	for _, f := range frontier {
-		if len(out) == need || f.kv == nil {
+		if len(out) == need || !f.found {
 			break
 		}
-		out = append(out, *f.kv)
+		out = append(out, f.kv)
 	}
 	return out, nil
 }
@@ -187,11 +194,23 @@ type survivor struct {
 	path []byte
 }
 
+// scanBufs are a client's range-query slices, kept from one query to the
+// next so that a level of the walk does not allocate them afresh.
+type scanBufs struct {
+	ops, batch  []transport.Op
+	level, next []survivor // the level being read and the one it yields
+	more        []survivor // an ordered scan's children of one node
+	pick        []int      // the frontier entries an ordered scan reads
+	// frontier and frontierNext are an ordered scan's frontier before and
+	// after a round of READs.
+	frontier, frontierNext []fitem
+}
+
 // rangeQuery returns the keys of [lo, hi] in order, as SMART's range
 // query finds them: from the deepest cached slot covering the interval,
 // level by level, one doorbell batch of READs per level for every node
 // and leaf in range (one READ per leaf, each leaf holding one key).
-func (c *client) rangeQuery(lo, hi []byte) ([]kv, error) {
+func (c *client) rangeQuery(res *arena, lo, hi []byte, want int) ([]kv, error) {
 	lcp := 0
 	for lcp < len(lo) && lo[lcp] == hi[lcp] {
 		lcp++
@@ -205,58 +224,63 @@ func (c *client) rangeQuery(lo, hi []byte) ([]kv, error) {
 			return nil, err
 		}
 	}
-	var out []kv
-	var ar arena
-	level := []survivor{{h: h, path: ar.clone(lo[:h.depth])}}
+	out := make([]kv, 0, want)
+	ar, b := &c.scratch, &c.scanBufs
+	level := append(b.level[:0], survivor{h: h, path: ar.clone(lo[:h.depth])})
+	next := b.next[:0]
 	for len(level) > 0 {
-		ops := make([]transport.Op, 0, len(level))
-		reads := make([]survivor, 0, len(level))
+		// ops[i] reads level[i] once level drops the empty slots; a zero
+		// op marks a cached slot found empty, read again by reread.
+		ops, kept := b.ops[:0], level[:0]
 		for _, s := range level {
 			switch {
-			case absent(s.h.p):
-				if s.h.cached {
-					fresh, err := c.reread(s.h)
-					if err != nil {
-						return nil, err
-					}
-					s.h = fresh
-					reads = append(reads, s)
-					ops = append(ops, transport.Op{})
+			case absent(s.h.p) && s.h.cached:
+				fresh, err := c.reread(s.h)
+				if err != nil {
+					return nil, err
 				}
+				s.h = fresh
+				ops = append(ops, transport.Op{})
+			case absent(s.h.p):
 				continue
 			default:
 				ops = append(ops, transport.ReadOp(ar.take(c.readSize(s.h.p)), slotTarget(s.h.p)))
 			}
-			reads = append(reads, s)
+			kept = append(kept, s)
 		}
-		batch := make([]transport.Op, 0, len(ops))
+		level = kept
+		batch := b.batch[:0]
 		for _, o := range ops {
 			if o.Buf != nil {
 				batch = append(batch, o)
 			}
 		}
+		b.ops, b.batch = ops, batch
 		if len(batch) > 0 {
 			if err := c.ep.Post(batch...); err != nil {
 				return nil, fmt.Errorf("reading a level of the range: %w", err)
 			}
 		}
-		var next []survivor
-		for i, s := range reads {
+		next = next[:0]
+		for i, s := range level {
 			if ops[i].Buf == nil {
 				next = append(next, s) // a cached slot read again
 				continue
 			}
-			more, found, ok, err := c.scanOne(&ar, s, ops[i].Buf, lo, hi)
+			var found kv
+			var ok bool
+			var err error
+			next, found, ok, err = c.scanOne(ar, res, s, ops[i].Buf, lo, hi, next)
 			if err != nil {
 				return nil, err
 			}
-			next = append(next, more...)
 			if ok {
 				out = append(out, found)
 			}
 		}
-		level = next
+		level, next = next, level
 	}
+	b.level, b.next = level, next
 	c.ep.Compute(int64(len(out)) * cost.NodeSearch(len(out)))
 	slices.SortFunc(out, func(a, b kv) int { return bytes.Compare(a.key, b.key) })
 	return out, nil
@@ -272,25 +296,26 @@ func (c *client) readSize(p uint64) int {
 }
 
 // scanOne processes one node or leaf a range query read: a leaf in range
-// is a result (ok); a node yields its slots in range. Results and paths
-// are carved from ar.
-func (c *client) scanOne(ar *arena, s survivor, buf []byte, lo, hi []byte) (more []survivor, found kv, ok bool, err error) {
+// is a result (ok), its key and value carved from res; a node's slots in
+// range, their paths carved from ar, are appended to more, as is a slot
+// read again because what it pointed to had changed.
+func (c *client) scanOne(ar, res *arena, s survivor, buf []byte, lo, hi []byte, more []survivor) (_ []survivor, found kv, ok bool, err error) {
 	if isLeaf(s.h.p) {
 		lf := c.ll.decode(buf)
 		c.ep.Compute(cost.Checksum(c.ll.ks + c.ll.vs))
 		if !c.ll.consistent(lf) {
 			if lf, _, err = c.readLeaf(slotTarget(s.h.p)); err != nil {
-				return nil, kv{}, false, err
+				return more, kv{}, false, err
 			}
 		}
 		if s.h.cached && (lf.rev != s.h.pPtr || !lf.valid) {
 			fresh, err := c.reread(s.h)
-			return []survivor{{h: fresh, path: s.path}}, kv{}, false, err
+			return append(more, survivor{h: fresh, path: s.path}), kv{}, false, err
 		}
 		if !lf.valid || bytes.Compare(lf.key, lo) < 0 || bytes.Compare(lf.key, hi) > 0 {
-			return nil, kv{}, false, nil
+			return more, kv{}, false, nil
 		}
-		return nil, kv{key: ar.clone(lf.key), val: ar.clone(lf.val)}, true, nil
+		return more, kv{key: res.clone(lf.key), val: res.clone(lf.val)}, true, nil
 	}
 	a := slotTarget(s.h.p)
 	t := slotType(s.h.p)
@@ -298,7 +323,7 @@ func (c *client) scanOne(ar *arena, s survivor, buf []byte, lo, hi []byte) (more
 	if hdr.typ > t && hdr.typ < numTypes {
 		rest := make([]byte, nodeReadBytes(hdr.typ)-len(buf))
 		if err := c.read(rest, a.Add(uint64(len(buf)))); err != nil {
-			return nil, kv{}, false, fmt.Errorf("reading the rest of node %v: %w", a, err)
+			return more, kv{}, false, fmt.Errorf("reading the rest of node %v: %w", a, err)
 		}
 		buf = append(buf, rest...)
 	}
@@ -308,27 +333,20 @@ func (c *client) scanOne(ar *arena, s survivor, buf []byte, lo, hi []byte) (more
 	hdr = decodeHeader(binary.LittleEndian.Uint64(buf[nodeHeader:]))
 	if hdr.depth != s.h.depth || (s.h.cached && rev != s.h.pPtr) {
 		fresh, err := c.reread(s.h)
-		return []survivor{{h: fresh, path: s.path}}, kv{}, false, err
+		return append(more, survivor{h: fresh, path: s.path}), kv{}, false, err
 	}
 	full := ar.take(len(s.path) + hdr.plen)
 	copy(full, s.path)
 	copy(full[len(s.path):], hdr.prefix[:hdr.plen])
 	if !within(full, lo, hi) {
-		return nil, kv{}, false, nil
+		return more, kv{}, false, nil
 	}
 	d := len(full)
 	if d >= len(lo) {
-		return nil, kv{}, false, fmt.Errorf("%w: node %v at depth %d with a %d-byte prefix", errCorrupt, a, hdr.depth, hdr.plen)
+		return more, kv{}, false, fmt.Errorf("%w: node %v at depth %d with a %d-byte prefix", errCorrupt, a, hdr.depth, hdr.plen)
 	}
 	slots := (len(buf) - nodeSlots) / 8
 	c.ep.Compute(cost.FingerprintProbe(slots))
-	children := 0
-	for i := range slots {
-		if !absent(binary.LittleEndian.Uint64(buf[nodeSlots+8*i:])) {
-			children++
-		}
-	}
-	more = make([]survivor, 0, children)
 	for i := range slots {
 		e := binary.LittleEndian.Uint64(buf[nodeSlots+8*i:])
 		if absent(e) {
@@ -344,25 +362,41 @@ func (c *client) scanOne(ar *arena, s survivor, buf []byte, lo, hi []byte) (more
 	return more, kv{}, false, nil
 }
 
-// arena hands out the bytes of one range query (READ buffers, the key
-// paths of the slots still to follow, the keys and values found) from
-// slabs, so that a query over a hundred leaves does not allocate for each.
-// Bytes once handed out are never handed out again, so a slice stays
-// valid after later ones are taken; each slice's capacity ends with it,
-// so appending to it copies.
-type arena struct{ slab []byte }
+// arena hands out bytes from slabs, so that a range query over a hundred
+// leaves does not allocate for each of its READ buffers, key paths and
+// results, nor a bulk load for each record. Bytes once handed out are not
+// handed out again until reset, so a slice stays valid after later ones
+// are taken; each slice's capacity ends with it, so appending to it
+// copies.
+type arena struct {
+	slab  []byte   // the slab being carved
+	slabs [][]byte // every slab kept, in carving order
+	next  int      // the kept slab to carve after this one
+}
 
-// arenaSlab is the size of a fresh slab: a few dozen leaf READs.
+// arenaSlab is the size of a slab: a few dozen leaf READs.
 const arenaSlab = 4 << 10
 
 func (ar *arena) take(n int) []byte {
+	if n > arenaSlab {
+		return make([]byte, n)
+	}
 	if cap(ar.slab)-len(ar.slab) < n {
-		ar.slab = make([]byte, 0, max(n, arenaSlab))
+		if ar.next == len(ar.slabs) {
+			ar.slabs = append(ar.slabs, make([]byte, 0, arenaSlab))
+		}
+		ar.slab = ar.slabs[ar.next][:0]
+		ar.next++
 	}
 	i := len(ar.slab)
 	ar.slab = ar.slab[:i+n]
 	return ar.slab[i : i+n : i+n]
 }
+
+// reset hands the kept slabs out again: every slice taken before is the
+// arena's to overwrite. Taken bytes are not zeroed; each caller fills
+// what it takes.
+func (ar *arena) reset() { ar.slab, ar.next = nil, 0 }
 
 func (ar *arena) clone(b []byte) []byte {
 	c := ar.take(len(b))

@@ -163,6 +163,10 @@ type client struct {
 	// operation, saying whether it reads a leaf: read delegation numbers
 	// its leader's READs.
 	readPost func(leaf bool)
+	// scratch holds the READ buffers and key paths of the client's
+	// range queries, reused from one Scan to the next.
+	scratch  arena
+	scanBufs scanBufs
 }
 
 // newType is the type of the nodes an insert creates: the smallest, or
