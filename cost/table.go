@@ -8,8 +8,9 @@ import "math/bits"
 // a resumed sweep recomputes runs of an older model instead of mixing
 // them in. 1 was everything before lock handoffs were charged; 2 before
 // atomics took effect at their turn in the responder's atomic unit and a
-// QP's requests executed in order.
-const ModelVersion = 3
+// QP's requests executed in order; 3 before an RPC's requester paid
+// RecvNs to take its reply.
+const ModelVersion = 4
 
 // Table holds the cost of each kind of local work, in nanoseconds.
 type Table struct {

@@ -285,6 +285,31 @@ func TestRPCQueueing(t *testing.T) {
 	}
 }
 
+// An RPC costs a post and a receive on each side: the requester's core
+// posts the request and takes the reply, the server's core takes the
+// request and posts the reply (eRPC measures the two sides alike).
+func TestRPCCostsBothSides(t *testing.T) {
+	const calls = 100
+	f := newTestFabric(t, transport.Config{ComputeNodes: 1, Threads: 1}, CX6)
+	f.Handle(0, 1, func(ep transport.Endpoint, req []byte) ([]byte, error) { return req, nil })
+	f.Go(1, 0, func(ep transport.Endpoint) {
+		for range calls {
+			if _, err := ep.Call(0, 1, []byte("ping")); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+	run(t, f)
+	st := f.Stats()
+	want := int64(calls * (CX6.PostNs + CX6.RecvNs))
+	if got := st.Nodes[1].ThreadBusyNs; got != want {
+		t.Errorf("requester core busy %d ns for %d calls, want %d (PostNs + RecvNs each)", got, calls, want)
+	}
+	if got := st.Nodes[0].CPUBusyNs; got != want {
+		t.Errorf("server core busy %d ns for %d calls, want %d (RecvNs + PostNs each)", got, calls, want)
+	}
+}
+
 // In paper mode a multi-line WRITE lands whole cachelines, lower lines
 // first, so a READ never sees a torn line nor a newer line above an older
 // one; in strict mode it does.

@@ -49,8 +49,9 @@ type Profile struct {
 	NICRxNs   float64 // responder NIC pipeline
 	MemReadNs float64 // responder PCIe read of host memory (READ, atomics)
 	NICCompNs float64 // requester NIC: response DMA and CQE write
-	// RecvNs is the CPU cost for an RPC server core to take one request
-	// (poll the receive queue, dispatch, repost the buffer).
+	// RecvNs is the CPU cost for a core to take one two-sided message:
+	// an RPC server core a request, a requester its reply (poll the
+	// receive queue, dispatch, repost the buffer).
 	RecvNs float64
 	// LocalAccessNs and LocalBytesPerNs cost a verb on the caller's own
 	// node: a memory access plus a copy, no NIC.
@@ -111,7 +112,10 @@ var CX6 = Profile{
 	NICRxNs:   200,
 	MemReadNs: 400,
 	NICCompNs: 350,
-	// ~10 M small RPCs/s per server core (eRPC, Kalia et al., NSDI'19).
+	// ~10 M small RPCs/s per core (eRPC, Kalia et al., NSDI'19), on
+	// either side: eRPC's per-core rate is measured with every core both
+	// a client and a server, so a client's reply costs as much as a
+	// server's request.
 	RecvNs: 100,
 	// A DRAM miss (~100 ns) and a single-core copy at ~10 GB/s.
 	LocalAccessNs:   100,

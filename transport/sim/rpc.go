@@ -11,8 +11,11 @@ import (
 // NIC and link carry it, the server's NIC takes it in and it joins the
 // node's request queue. Each of the node's cores is a coroutine that takes
 // requests in arrival order, pays RecvNs, runs the handler (whose Compute
-// and verbs occupy that core) and SENDs the reply back. An overloaded node
-// therefore queues requests in virtual time.
+// and verbs occupy that core) and SENDs the reply back, paying PostNs. An
+// overloaded node therefore queues requests in virtual time. The reply is
+// a receive at the requester too: its core pays RecvNs to take it (poll
+// the receive queue, repost the buffer) before the caller goes on, so
+// both sides pay a post and a receive per call.
 
 // rpcReq is one request in flight.
 type rpcReq struct {
@@ -47,6 +50,7 @@ func (ep *endpoint) Call(n transport.NodeID, method uint16, req []byte) ([]byte,
 	ep.rpc = rpcReq{from: ep, target: nd, method: method, handler: h, req: req}
 	f.schedule(t, evRPC, ep, 0)
 	ep.suspend(transport.ActRPC)
+	ep.busy(f.recv)
 	reply, rerr := ep.reply, ep.replyErr
 	ep.reply, ep.replyErr, ep.rpc = nil, nil, rpcReq{}
 	ep.countRPC(n, len(req), len(reply))
