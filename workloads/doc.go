@@ -158,8 +158,17 @@
 // then append side by side in T places of the key space rather than all at
 // its newest end. That is how a load split over client processes with
 // YCSB's insertstart and insertcount runs, and how Dolphin's benchmark
-// feeds each client one contiguous piece of a YCSB workload file. Other clients' inserts are never read (a stream cannot know when
-// they happen), so every read, update and scan targets a record that exists.
+// feeds each client one contiguous piece of a YCSB workload file. With
+// insertsplit=uniform each insert draws its record uniformly from twice
+// the loaded records (a hash of the seed, the client and the position): a
+// loaded record, whose value the insert replaces, about half the time, and
+// otherwise a new key anywhere above the loaded ones, possibly one another
+// client also inserts. That is how Dolphin's benchmarks (test/benchmark.cpp,
+// test/range_query.cpp) draw insert keys over an integer key space whose
+// lower half they warmed up; the draw is uniform whatever
+// requestdistribution says. Other clients' inserts are never read (a
+// stream cannot know when they happen), so every read, update and scan
+// targets a record that exists.
 //
 // # Partitioned keys
 //

@@ -72,10 +72,17 @@ type InsertSplit string
 // them, which it inserts in increasing order, as YCSB's insertstart and
 // insertcount split a load over client processes and SMART's
 // ycsb/split_workload.py (used by Dolphin's test/ycsb_test.cpp) cuts a
-// workload file into one contiguous piece per client.
+// workload file into one contiguous piece per client. UniformDraw draws each
+// insert's record uniformly from a key space twice the loaded records, so
+// that about half the inserts replace a loaded record's value and the
+// rest add keys anywhere in the upper half: Dolphin's benchmarks
+// (hust-anhang/Dolphin test/benchmark.cpp and test/range_query.cpp) warm
+// up the lower part of their integer key space and draw every insert's
+// key over all of it, an update when the key is there.
 const (
 	Interleaved InsertSplit = "interleaved"
 	Chunked     InsertSplit = "chunked"
+	UniformDraw InsertSplit = "uniform"
 )
 
 // ReadAll is how the runner reads every loaded record before the warm-up

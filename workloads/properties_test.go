@@ -329,6 +329,8 @@ func TestPropertiesRoundTrip(t *testing.T) {
 		over := Properties{PropPartitionedKeys: "true", PropSeed: "-7"}
 		if plain, err := Builtin(name, nil); err == nil && plain.InsertSplit == Chunked {
 			over[PropInsertAnywhere] = "true" // chunks cross partitions
+		} else if err == nil && plain.InsertSplit == UniformDraw {
+			over = Properties{PropSeed: "-7"} // draws cross partitions
 		}
 		if strings.HasPrefix(name, "dolphin-twitter-") {
 			over = Properties{PropSeed: "-7", PropTraceFile: "/traces/" + name}

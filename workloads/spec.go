@@ -202,6 +202,15 @@ func (s *Spec) crossCheck() []*PropertyError {
 	if s.InsertSplit == Chunked && s.PartitionedKeys && !s.InsertAnywhere {
 		fail(PropInsertSplit, string(Chunked), "interleaved with "+PropPartitionedKeys+"=true unless "+PropInsertAnywhere+"=true: a client's chunk lies outside its partition")
 	}
+	if s.InsertSplit == UniformDraw && s.InsertOrder == Permuted {
+		fail(PropInsertSplit, string(UniformDraw), "interleaved or chunked with insertorder=permuted: its key space has room for the inserts the workload draws, not for twice the loaded records")
+	}
+	if s.InsertSplit == UniformDraw && s.PartitionedKeys {
+		fail(PropInsertSplit, string(UniformDraw), "interleaved or chunked with "+PropPartitionedKeys+"=true: a drawn record may lie in any partition")
+	}
+	if s.InsertSplit == UniformDraw && s.RecordCount == 0 {
+		fail(PropInsertSplit, string(UniformDraw), "interleaved or chunked with recordcount=0: the key space it draws from is twice the loaded records")
+	}
 	if s.PartitionFold && !s.PartitionedKeys {
 		fail(PropPartitionFold, "true", "false unless "+PropPartitionedKeys+"=true: without partitions nothing is folded")
 	}

@@ -230,6 +230,10 @@ func (st *Stream) nextTraced() Op {
 	return op
 }
 
+// uniformSalt keeps uniform inserts' records independent of the stream's
+// other hashes.
+const uniformSalt = 0x3c6e_f372_fe94_f82b
+
 // foldSalt keeps fold's positions independent of the keys' own hash.
 const foldSalt = 0xf01d_5a17_c0ff_ee00
 
@@ -302,7 +306,8 @@ func (st *Stream) nextInsert() int64 {
 
 // insertRecord is the record number of position k of this client's insert
 // sequence: the sequences of the clients interleave without overlap above
-// the loaded records, or lie in one chunk each (InsertSplit). Partitioned permuted keys interleave the clients of
+// the loaded records, lie in one chunk each, or are drawn over twice the
+// loaded records (InsertSplit). Partitioned permuted keys interleave the clients of
 // each compute node over all the numbers instead: a node takes the numbers
 // whose keys fall in its range and the other nodes the rest, so the
 // numbers the run inserts stay inside the permuted space that was sized
@@ -319,6 +324,13 @@ func (st *Stream) insertRecord(k int64) int64 {
 			return st.spec.RecordCount + int64(c.Index)*chunk + k
 		}
 		return st.spec.RecordCount + int64(c.Total)*chunk + int64(c.Index) + int64(c.Total)*(k-chunk)
+	}
+	if st.spec.InsertSplit == UniformDraw {
+		// A hash of the position, not a draw from st.r: knownRecord maps
+		// positions back to records, and the op mix's draws stay as they
+		// are.
+		h := splitmix.Mix(splitmix.Mix(uint64(st.spec.Seed)^uniformSalt) ^ splitmix.Mix(uint64(c.Index)+splitmix.Golden) ^ uint64(k))
+		return int64(h % uint64(2*st.spec.RecordCount))
 	}
 	if st.spec.PartitionedKeys && !st.spec.InsertAnywhere && st.spec.InsertOrder == Permuted && c.Total%c.Nodes == 0 {
 		perNode := c.Total / c.Nodes

@@ -739,9 +739,75 @@ func TestChunkedInserts(t *testing.T) {
 		props Properties
 		want  string
 	}{
-		{Properties{"insertsplit": "striped"}, "one of interleaved, chunked"},
+		{Properties{"insertsplit": "striped"}, "one of interleaved, chunked, uniform"},
 		{Properties{"insertsplit": "chunked", "insertorder": "permuted"}, "interleaved with insertorder=permuted"},
 		{Properties{"insertsplit": "chunked", "partitionedkeys": "true"}, "unless insertanywhere=true"},
+	} {
+		if _, err := FromProperties("x.properties", c.props, nil); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: error %v, want one saying %q", c.props, err, c.want)
+		}
+	}
+}
+
+// insertsplit=uniform draws every insert's record over twice the loaded
+// records, as Dolphin's benchmarks draw insert keys over a key space whose
+// lower half they loaded: about half the inserts replace loaded records,
+// the rest spread over the upper half. The draws are a function of the
+// seed, the client and the position, so a stream repeats itself and
+// knows which records it made.
+func TestUniformInserts(t *testing.T) {
+	const records = 1000
+	s := builtinSmall(t, "dolphin-range-write", records, Properties{"insertproportion": "1", "scanproportion": "0", "insertsplit": "uniform"})
+	if got := s.Properties()[PropInsertSplit]; got != "uniform" {
+		t.Fatalf("Properties()[insertsplit] = %q, want uniform", got)
+	}
+	clients, err := Cluster(2, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 4000
+	loaded, upper := 0, map[uint64]bool{}
+	var first [][]uint64
+	for _, cl := range clients {
+		a, b := mustStream(t, s, cl), mustStream(t, s, cl)
+		var keys []uint64
+		for i := range n {
+			op, again := a.Next(), b.Next()
+			if op.Type != Insert {
+				t.Fatalf("client %d op %d is a %v", cl.Index, i, op.Type)
+			}
+			k := binary.BigEndian.Uint64(op.Key)
+			if k2 := binary.BigEndian.Uint64(again.Key); k2 != k {
+				t.Fatalf("client %d insert %d: key %d, then %d from a second stream", cl.Index, i, k, k2)
+			}
+			if k < 1 || k > 2*records {
+				t.Fatalf("client %d insert %d has key %d, want 1-%d (record i is key i+1)", cl.Index, i, k, 2*records)
+			}
+			if k <= records {
+				loaded++
+			} else {
+				upper[k] = true
+			}
+			keys = append(keys, k)
+		}
+		first = append(first, keys[:8])
+	}
+	if f := float64(loaded) / float64(n*len(clients)); f < 0.45 || f > 0.55 {
+		t.Errorf("%.2f of the inserts hit loaded records, want about half", f)
+	}
+	if len(upper) < records*9/10 {
+		t.Errorf("new inserts took %d distinct keys of the upper %d, want them spread over nearly all", len(upper), records)
+	}
+	if slices.Equal(first[0], first[1]) {
+		t.Errorf("clients 0 and 1 draw the same inserts %v", first[0])
+	}
+	for _, c := range []struct {
+		props Properties
+		want  string
+	}{
+		{Properties{"insertsplit": "uniform", "insertorder": "permuted"}, "interleaved or chunked with insertorder=permuted"},
+		{Properties{"insertsplit": "uniform", "partitionedkeys": "true"}, "interleaved or chunked with partitionedkeys=true"},
+		{Properties{"insertsplit": "uniform", "recordcount": "0"}, "interleaved or chunked with recordcount=0"},
 	} {
 		if _, err := FromProperties("x.properties", c.props, nil); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: error %v, want one saying %q", c.props, err, c.want)

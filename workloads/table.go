@@ -175,10 +175,10 @@ func readAllProp() property {
 func insertSplitProp() property {
 	return property{
 		name: PropInsertSplit,
-		want: "one of interleaved, chunked",
+		want: "one of interleaved, chunked, uniform",
 		set: func(s *Spec, v string) bool {
 			s.InsertSplit = InsertSplit(v)
-			return s.InsertSplit == Interleaved || s.InsertSplit == Chunked
+			return s.InsertSplit == Interleaved || s.InsertSplit == Chunked || s.InsertSplit == UniformDraw
 		},
 		get: func(s *Spec) string {
 			if s.InsertSplit == Interleaved {
