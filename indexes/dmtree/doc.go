@@ -168,6 +168,14 @@
 //     full (DMCache::adapt_capacity), so a tree grown under a small cache
 //     has fewer, larger leaves and a bottom level that fits; dmbench's
 //     bulk-loaded tree does not adapt (Figure 15's small memory sizes).
+//   - A table whose primary is on the caller's own node is locked, read
+//     and written as local memory (the transport's rule for a verb to the
+//     caller's node: no NIC, the core pays the access). The artifact posts
+//     those verbs as loopback RDMA through the node's own NIC and counts
+//     them (muouim/aefast26 DMTree/src/DMVerbs.cc, rdma_cnt), so there
+//     about one insert or update in six pays three round trips and six
+//     NIC messages more than here, and Figure 17's compute counts include
+//     them.
 //   - Cached copies are refreshed when read from the primary, never pushed
 //     asynchronously; a stale copy is found out by a miss or a mismatch.
 //   - Failure recovery runs with writers quiesced and rebuilds eagerly;
