@@ -115,6 +115,8 @@ type Stream struct {
 	probe []byte
 	// trace, when set, is the client's share of a replayed trace.
 	trace *traceStream
+	// drawSalt mixes seed and client into insertsplit=uniform's draws.
+	drawSalt uint64
 }
 
 // Stream returns the operation stream of client c. The same Spec (seed
@@ -127,12 +129,13 @@ func (s *Spec) Stream(c Client) (*Stream, error) {
 		return nil, err
 	}
 	st := &Stream{
-		spec:    *s,
-		client:  c,
-		r:       rand.New(pcgSource{randv2.NewPCG(splitmix.Mix(uint64(s.Seed)), splitmix.Mix(uint64(c.Index)+splitmix.Golden))}),
-		inserts: generator.NewCounter(0),
-		key:     make([]byte, s.KeySize),
-		value:   make([]byte, s.ValueSize()),
+		spec:     *s,
+		client:   c,
+		r:        rand.New(pcgSource{randv2.NewPCG(splitmix.Mix(uint64(s.Seed)), splitmix.Mix(uint64(c.Index)+splitmix.Golden))}),
+		inserts:  generator.NewCounter(0),
+		key:      make([]byte, s.KeySize),
+		value:    make([]byte, s.ValueSize()),
+		drawSalt: splitmix.Mix(uint64(s.Seed)^uniformSalt) ^ splitmix.Mix(uint64(c.Index)+splitmix.Golden),
 	}
 	if s.TraceFile != "" {
 		t, err := s.loadTrace()
@@ -329,8 +332,7 @@ func (st *Stream) insertRecord(k int64) int64 {
 		// A hash of the position, not a draw from st.r: knownRecord maps
 		// positions back to records, and the op mix's draws stay as they
 		// are.
-		h := splitmix.Mix(splitmix.Mix(uint64(st.spec.Seed)^uniformSalt) ^ splitmix.Mix(uint64(c.Index)+splitmix.Golden) ^ uint64(k))
-		return int64(h % uint64(2*st.spec.RecordCount))
+		return int64(splitmix.Mix(st.drawSalt^uint64(k)) % uint64(2*st.spec.RecordCount))
 	}
 	if st.spec.PartitionedKeys && !st.spec.InsertAnywhere && st.spec.InsertOrder == Permuted && c.Total%c.Nodes == 0 {
 		perNode := c.Total / c.Nodes
