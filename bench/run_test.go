@@ -180,6 +180,45 @@ func TestWarmupReadsEveryRecord(t *testing.T) {
 	}
 }
 
+// uncachedSearches is nodeSearches for an index that caches nothing.
+type uncachedSearches struct{ *nodeSearches }
+
+func (uncachedSearches) Uncached() bool { return true }
+
+// An index that keeps nothing on its compute nodes is not read per node:
+// the searches, outside virtual time, would change nothing. Read once in
+// the cluster, in virtual time, it still is: that warm-up takes time.
+func TestUncachedSkipsPerNodeReads(t *testing.T) {
+	for _, c := range []struct {
+		mode     string
+		searches int
+	}{{"pernode", 0}, {"true", 5000}} {
+		cfg := smallConfig(t, "dmtree-search-only", workloads.Properties{"recordcount": "5000", "operationcount": "1000", "warmupreadall": c.mode})
+		f, idx, err := Build(&cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spy := uncachedSearches{&nodeSearches{Index: idx, n: map[transport.NodeID]int{}}}
+		r := &runner{cfg: cfg, f: f, idx: spy}
+		records, _ := cfg.Workload.Records()
+		if err := idx.BulkLoad(f.Setup(f.Config().ComputeNodeIDs()[0]), records); err != nil {
+			t.Fatal(err)
+		}
+		r.clients, _ = workloads.Cluster(cfg.ComputeNodes, cfg.Threads*cfg.Coroutines)
+		if err := r.readAll(); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		total := 0
+		for _, n := range f.Config().ComputeNodeIDs() {
+			total += spy.n[n]
+		}
+		if total != c.searches {
+			t.Errorf("warmupreadall=%s of an uncached index: %d searches, want %d", c.mode, total, c.searches)
+		}
+	}
+}
+
 // The timeline's windows hold every measured operation, and the time
 // breakdown of an operation type adds up to its mean latency.
 func TestTimelineAndBreakdown(t *testing.T) {

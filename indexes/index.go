@@ -105,6 +105,17 @@ type Combiner interface {
 	CombiningSizes() (reads, writes combine.Sizes)
 }
 
+// Uncached is an index whose compute nodes keep nothing between
+// operations: no cache, nothing learned from what they read. A search then
+// leaves the index as it was, and a warm-up that only searches outside
+// virtual time (every record on every compute node, DMTree's section 5.1)
+// changes no result: the runner skips it, for the ideal index 7 of a
+// default-scale point's 8 seconds of simulator time.
+type Uncached interface {
+	// Uncached reports whether the index, as configured, is uncached.
+	Uncached() bool
+}
+
 // Repartitioner is an index whose compute nodes own logical key
 // partitions that can move between them while clients run (DEX section 4,
 // Figure 10): routing changes, data stays where it is.

@@ -106,6 +106,10 @@ func (x *Index) allocNode(ep transport.Endpoint, a *transport.Allocator) (transp
 	return addr, nil
 }
 
+// Uncached is true: every operation reads the root pointer and walks down
+// from memory, so a search leaves nothing behind on its compute node.
+func (x *Index) Uncached() bool { return true }
+
 // Info describes the instance. The tree has no compute-side cache.
 func (x *Index) Info() indexes.Info {
 	p := indexes.Params{}

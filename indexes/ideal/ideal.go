@@ -85,6 +85,10 @@ func (x *Ideal) Info() indexes.Info {
 	}
 }
 
+// Uncached is true: the oracle is the index's only state, and a search
+// reads it without changing it.
+func (x *Ideal) Uncached() bool { return true }
+
 // BulkLoad writes kvs into contiguous slot arrays, one run per memory node
 // in turn, and records them in the oracle.
 func (x *Ideal) BulkLoad(ep transport.Endpoint, kvs iter.Seq2[[]byte, []byte]) error {
