@@ -129,9 +129,10 @@ func (r *Result) Summary(w io.Writer) {
 	fmt.Fprintf(tw, "): %.3f Mops over %d ops", r.ThroughputMops, r.Ops)
 	if r.Fabric == "sim" {
 		fmt.Fprintf(tw, " in %.3f ms virtual, %.2f s wall; event hash %s", float64(r.PhaseNs)/1e6, r.WallS, r.EventHash)
+		fmt.Fprintf(tw, "\nsimulator wall time: load %.2f s, warm-up %.2f s, measured phase %.2f s", r.LoadWallS, r.WarmupWallS, r.WallS)
 		if r.WallS > 0 {
 			verbs := r.VerbsPerOp["total"].Total * float64(r.Ops)
-			fmt.Fprintf(tw, "\nsimulator speed: %.3f M ops and %.3f M verbs per wall second", float64(r.Ops)/r.WallS/1e6, verbs/r.WallS/1e6)
+			fmt.Fprintf(tw, " (%.3f M ops and %.3f M verbs per wall second)", float64(r.Ops)/r.WallS/1e6, verbs/r.WallS/1e6)
 		}
 	} else {
 		fmt.Fprintf(tw, " in %.2f s", r.WallS)

@@ -28,9 +28,13 @@ type Result struct {
 	Failed map[string]int64 `json:"failed"`
 	// PhaseNs is how long the measured phase took: virtual ns on sim,
 	// wall ns on real fabrics.
-	PhaseNs   int64   `json:"phase_ns"`
-	WallS     float64 `json:"wall_s"`
-	LoadWallS float64 `json:"load_wall_s"`
+	PhaseNs int64 `json:"phase_ns"`
+	// WallS, LoadWallS and WarmupWallS are the simulator's (or a real
+	// fabric's) wall time for the measured phase, the load, and the
+	// warm-up (reads of every record and warm-up operations).
+	WallS       float64 `json:"wall_s"`
+	LoadWallS   float64 `json:"load_wall_s"`
+	WarmupWallS float64 `json:"warmup_wall_s"`
 	// EventHash identifies the simulated run: equal for equal configs
 	// and seeds (sim only).
 	EventHash string `json:"event_hash,omitempty"`
@@ -172,7 +176,7 @@ func (r *runner) result(rec *recorder, wall time.Duration, before indexes.Info) 
 	info := r.idx.Info()
 	res := &Result{
 		Index: c.Index, Paper: info.Paper, Workload: c.Workload.Name, Fabric: c.Fabric,
-		PhaseNs: st.WindowNs, WallS: wall.Seconds(), LoadWallS: r.loadWall.Seconds(),
+		PhaseNs: st.WindowNs, WallS: wall.Seconds(), LoadWallS: r.loadWall.Seconds(), WarmupWallS: r.warmupWall.Seconds(),
 		Failed: map[string]int64{}, Latency: map[string]LatencySummary{},
 		VerbsPerOp: map[string]VerbMix{}, BytesPerOp: map[string]VerbMix{}, Histograms: map[string]string{},
 		CSCacheBytes: info.CacheBytes, MSBytes: info.MemoryBytes,

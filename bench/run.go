@@ -154,9 +154,10 @@ type runner struct {
 	start   atomic.Int64
 	changes []Change
 
-	mu       sync.Mutex // guards failure on the local fabric
-	failure  error
-	loadWall time.Duration
+	mu         sync.Mutex // guards failure on the local fabric
+	failure    error
+	loadWall   time.Duration
+	warmupWall time.Duration
 
 	// proc, in a compute-node process, is its rendezvous and position:
 	// the runner runs only that compute node's clients and meets the
@@ -210,6 +211,7 @@ func (r *runner) run() (*Result, error) {
 		r.streams = append(r.streams, st)
 	}
 
+	warmup := time.Now()
 	if w.WarmupReadAll.On() {
 		if err := r.readAll(); err != nil {
 			return nil, fmt.Errorf("warm-up read of every record: %w", err)
@@ -220,6 +222,7 @@ func (r *runner) run() (*Result, error) {
 			return nil, fmt.Errorf("warm-up: %w", err)
 		}
 	}
+	r.warmupWall = time.Since(warmup)
 	before := r.idx.Info()
 	if cb, ok := r.idx.(indexes.Combiner); ok {
 		r.combined[0], r.combined[1] = cb.CombiningSizes()

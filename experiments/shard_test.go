@@ -40,7 +40,7 @@ func TestShardsUnionIsTheWholeSweep(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r.WallS, r.LoadWallS = 0, 0
+			r.WallS, r.LoadWallS, r.WarmupWallS = 0, 0, 0
 			b, err := r.JSON()
 			if err != nil {
 				t.Fatal(err)
