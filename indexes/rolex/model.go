@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"sort"
 
 	"github.com/dmbench/dmbench/transport"
 )
@@ -40,6 +39,10 @@ type model struct {
 	segs     []segment
 	fences   []byte // leaves-1 keys
 	wireSize uint64
+	// firstWords and fenceWords search firsts and fences (index builds
+	// them). cacheBytes leaves them out: they speed up the simulator and
+	// are no part of what ROLEX caches.
+	firstWords, fenceWords keyWords
 }
 
 // keyDiff returns a-b as a float64 (negative when a < b).
@@ -117,9 +120,14 @@ func (t *trainer) close() {
 // seg returns the segment that predicts key: the last whose first key is
 // at or below it (the first segment for keys below every segment).
 func (m *model) seg(key []byte) int {
-	k := m.keySize
-	i := sort.Search(len(m.segs), func(i int) bool { return bytes.Compare(m.firsts[i*k:(i+1)*k], key) > 0 })
-	return max(i-1, 0)
+	w := &m.firstWords
+	return max(w.first(w.probe(key), false)-1, 0)
+}
+
+// index builds the searches of firsts and fences, once they are final.
+func (m *model) index() {
+	m.firstWords = newKeyWords(m.firsts, m.keySize)
+	m.fenceWords = newKeyWords(m.fences, m.keySize)
 }
 
 // leafRange is the range of leaves [l, r] that may hold key: the
@@ -140,8 +148,24 @@ func (m *model) leafRange(key []byte) (l, r int) {
 // target is the leaf an insert of key goes to: the first whose upper
 // fence is at or above key, the last leaf for keys above every fence.
 func (m *model) target(key []byte) int {
-	k := m.keySize
-	return sort.Search(m.leaves-1, func(i int) bool { return bytes.Compare(m.fences[i*k:(i+1)*k], key) >= 0 })
+	w := &m.fenceWords
+	return w.first(w.probe(key), true)
+}
+
+// targetNear is target(key) for a key predicted to leaves [l, r], which
+// hold its target (TestTargetWithinPrediction): the fences on either side
+// of the range confirm that and the search stays within it, a few
+// compares on neighbouring fences instead of a search of them all. It
+// searches them all if the check fails.
+func (m *model) targetNear(key []byte, l, r int) int {
+	w, n := &m.fenceWords, m.leaves-1
+	p := w.probe(key)
+	below := l == 0 || w.compare(l-1, p) < 0
+	above := r >= n || w.compare(r, p) >= 0
+	if !below || !above {
+		return w.first(p, true)
+	}
+	return w.search(p, true, l, min(r, n))
 }
 
 // addr is leaf i's slot: leaves are striped over the memory nodes.
@@ -210,5 +234,6 @@ func unmarshalModel(g *geometry, eps int, h, body []byte) (*model, error) {
 		m.segs = append(m.segs, s)
 	}
 	m.fences = append([]byte(nil), body[o:]...)
+	m.index()
 	return m, nil
 }

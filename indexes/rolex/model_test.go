@@ -43,5 +43,6 @@ func train(keys [][]byte, span, eps int) *model {
 	for i := 0; i < m.leaves-1; i++ {
 		m.fences = append(m.fences, keys[(i+1)*span-1]...)
 	}
+	m.index()
 	return m
 }

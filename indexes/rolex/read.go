@@ -16,31 +16,67 @@ type group struct {
 	leaves []*leaf
 }
 
+// leafBufs is the memory a client reads leaves into, reused from one
+// operation to the next: the warm-up searches every record from every
+// compute node, and allocating each search's leaves afresh, then
+// collecting them, was most of the sixth of the simulator's time that
+// went to allocation and garbage collection. What take hands out stays
+// valid until reset, which an operation calls first; nothing read into
+// it outlives the operation (results and cached keys are copies).
+type leafBufs struct {
+	wire   []byte
+	kv     []byte
+	leaves []leaf
+	ptrs   []*leaf
+	idx    []int
+	ops    []transport.Op
+}
+
+func (b *leafBufs) reset() {
+	b.wire, b.kv, b.leaves, b.ptrs = b.wire[:0], b.kv[:0], b.leaves[:0], b.ptrs[:0]
+}
+
+// take returns n elements from the end of *buf, moving to a larger
+// backing array when it is full: the one before stays with the slices
+// already taken from it.
+func take[T any](buf *[]T, n int) []T {
+	l := len(*buf)
+	if l+n > cap(*buf) {
+		*buf, l = make([]T, 0, max(2*cap(*buf), n)), 0
+	}
+	*buf = (*buf)[:l+n]
+	return (*buf)[l : l+n : l+n]
+}
+
 // readLeaves READs addrs in one doorbell batch and re-reads, in another,
 // every leaf whose lines disagree (a WRITE landed during the READ).
 func (c *client) readLeaves(addrs []transport.GAddr) ([]*leaf, error) {
-	g := c.g
-	out := make([]*leaf, len(addrs))
-	slab := make([]leaf, len(addrs))
-	kvs := make([]byte, len(addrs)*g.span*g.kvBytes())
-	bufs := make([]byte, len(addrs)*g.wire)
-	pending := make([]int, len(addrs))
-	for i := range pending {
-		pending[i] = i
+	g, b := c.g, &c.bufs
+	kvBytes := g.span * g.kvBytes()
+	out := take(&b.ptrs, len(addrs))
+	slab := take(&b.leaves, len(addrs))
+	kvs := take(&b.kv, len(addrs)*kvBytes)
+	bufs := take(&b.wire, len(addrs)*g.wire)
+	pending := b.idx[:0]
+	for i := range addrs {
+		pending = append(pending, i)
 	}
 	for len(pending) > 0 {
-		ops := make([]transport.Op, len(pending))
-		for j, i := range pending {
-			ops[j] = transport.ReadOp(bufs[i*g.wire:(i+1)*g.wire], addrs[i])
+		ops := b.ops[:0]
+		for _, i := range pending {
+			ops = append(ops, transport.ReadOp(bufs[i*g.wire:(i+1)*g.wire], addrs[i]))
 		}
+		b.ops = ops
 		if err := c.ep.Post(ops...); err != nil {
 			return nil, fmt.Errorf("reading %d leaves: %w", len(ops), err)
 		}
 		c.ep.Compute(cost.Copy(len(pending) * g.wire))
-		var again []int
+		// The leaves to re-read go to the front of pending, behind the
+		// loop's reading position.
+		again := pending[:0]
 		for _, i := range pending {
 			l := &slab[i]
-			l.kv = kvs[i*g.span*g.kvBytes() : (i+1)*g.span*g.kvBytes()]
+			l.kv = kvs[i*kvBytes : (i+1)*kvBytes : (i+1)*kvBytes]
 			if !g.decode(bufs[i*g.wire:(i+1)*g.wire], c.scratch, l) {
 				again = append(again, i)
 				continue
@@ -49,6 +85,7 @@ func (c *client) readLeaves(addrs []transport.GAddr) ([]*leaf, error) {
 		}
 		pending = again
 	}
+	b.idx = pending
 	return out, nil
 }
 
@@ -154,6 +191,7 @@ func (c *client) lookup(groups []group, key []byte) (gi, li, ei int, ok bool) {
 // search reads the leaves the model predicts for key, with the synonym
 // leaves of key's own leaf, in one doorbell batch.
 func (c *client) search(key []byte) ([]byte, bool, error) {
+	c.bufs.reset()
 	m, err := c.model()
 	if err != nil {
 		return nil, false, err
@@ -176,27 +214,24 @@ func (c *client) search(key []byte) ([]byte, bool, error) {
 func (c *client) locate(m *model, key []byte) (transport.GAddr, *leaf, int, bool, error) {
 	c.ep.Compute(cost.NodeSearch(len(m.segs)) + cost.NodeSearch(m.leaves))
 	l, r := m.leafRange(key)
-	t := m.target(key)
+	t := m.targetNear(key, l, r)
 	l, r = min(l, t), max(r, t)
-	var addrs []transport.GAddr
+	addrs := c.addrs[:0]
 	for i := l; i <= r; i++ {
 		addrs = append(addrs, m.addr(i, c.g.stride))
 	}
 	known := c.st.chain(t)
-	all := append([]transport.GAddr{m.addr(t, c.g.stride)}, known.addrs...)
+	all := append(append(c.chain[:0], m.addr(t, c.g.stride)), known.addrs...)
 	pos, cached := 0, known.firsts != nil && len(known.firsts) == len(all)
 	if cached {
-		for i, f := range known.firsts {
-			if f != nil && bytes.Compare(f, key) <= 0 {
-				pos = i
-			}
-		}
+		pos = known.place(key)
 		for _, i := range []int{pos, pos + 1} {
 			if i > 0 && i < len(all) {
 				addrs = append(addrs, all[i])
 			}
 		}
 	}
+	c.addrs, c.chain = addrs, all
 	c.comb.CutRead()
 	leaves, err := c.readLeaves(addrs)
 	if err != nil {

@@ -129,6 +129,10 @@ type client struct {
 	alloc *transport.Allocator
 	// scratch holds one leaf's logical bytes while it is decoded.
 	scratch []byte
+	// bufs holds the leaves the current operation has read.
+	bufs leafBufs
+	// addrs and chain are locate's address lists, kept for the next one.
+	addrs, chain []transport.GAddr
 	// comb is the compute node's local lock table (combine.go); it runs
 	// every operation on its own without combine.
 	comb combine.Client

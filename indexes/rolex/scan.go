@@ -14,6 +14,7 @@ import (
 // n entries; when it holds fewer, the scan goes on through the following
 // leaves, one batch at a time, each sized to the entries still missing.
 func (c *client) Scan(start []byte, n int, fn func(key, val []byte) bool) error {
+	c.bufs.reset()
 	if n <= 0 {
 		return nil
 	}

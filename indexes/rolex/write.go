@@ -54,6 +54,7 @@ func (c *client) writeOp(a transport.GAddr, l *leaf) transport.Op {
 // split moved it on), then one doorbell of the leaf WRITE and the unlock.
 // A nil val deletes.
 func (c *client) modify(key, val []byte) error {
+	c.bufs.reset()
 	m, err := c.model()
 	if err != nil {
 		return err
@@ -126,13 +127,14 @@ func (c *client) relocate(a transport.GAddr, key []byte) (transport.GAddr, *leaf
 // that is full splits: its upper half moves to a new synonym leaf linked
 // after it, written first.
 func (c *client) insert(key, val []byte) error {
+	c.bufs.reset()
 	m, err := c.model()
 	if err != nil {
 		return err
 	}
 	c.ep.Compute(cost.NodeSearch(len(m.segs)) + cost.NodeSearch(m.leaves))
 	l, r := m.leafRange(key)
-	t := m.target(key)
+	t := m.targetNear(key, l, r)
 	l, r = min(l, t), max(r, t)
 	if _, err := c.readGroups(m, l, r, false); err != nil {
 		return err
@@ -196,12 +198,7 @@ func (c *client) insert(key, val []byte) error {
 func (c *client) insertLeaves(m *model, t int, key []byte) (gr group, j, pos int, ci chainInfo, err error) {
 	known := c.st.chain(t)
 	if known.firsts != nil && len(known.firsts) == len(known.addrs)+1 {
-		pos = 0
-		for i, f := range known.firsts {
-			if f != nil && bytes.Compare(f, key) <= 0 {
-				pos = i
-			}
-		}
+		pos = known.place(key)
 		all := append([]transport.GAddr{m.addr(t, c.g.stride)}, known.addrs...)
 		addrs := all[pos:min(pos+2, len(all))]
 		leaves, err := c.readLeaves(addrs)
