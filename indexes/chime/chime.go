@@ -141,4 +141,8 @@ type client struct {
 	// comb is the compute node's local lock table (combine.go); it runs
 	// every operation on its own without combine.
 	comb combine.Client
+	// win, and slotRead and slotItem (the image and the decoded entry of
+	// readSlot), are reused by the client's READs of leaves.
+	win                window
+	slotRead, slotItem []byte
 }

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"slices"
 
+	"github.com/dmbench/dmbench/internal/keyorder"
 	"github.com/dmbench/dmbench/transport"
 )
 
@@ -36,6 +38,23 @@ type inner struct {
 	leftmost  transport.GAddr
 	keys      [][]byte
 	children  []transport.GAddr
+	// The prefixes of the fences and of keys: every search compares its
+	// key with a cached node's fences and separators, and comparing
+	// prefixes as integers, held in line, spares following a pointer and
+	// comparing bytes each time (a tenth of the simulator's time).
+	lowP, highP keyorder.Prefix
+	pre         []keyorder.Prefix
+}
+
+// index sets the prefixes of n's fences and separators. Decoding a node
+// calls it, and so does every change of a node searched after it (a
+// bulk-loaded node is only written); insertSep keeps them itself.
+func (n *inner) index() {
+	n.lowP, n.highP = keyorder.Of(n.low), keyorder.Of(n.high)
+	n.pre = n.pre[:0]
+	for _, k := range n.keys {
+		n.pre = append(n.pre, keyorder.Of(k))
+	}
 }
 
 // innerGeometry sizes internal nodes.
@@ -52,11 +71,14 @@ func (ig innerGeometry) rear() int { return ig.bytes - 8 }
 
 // covers reports whether key lies in the node's fences.
 func (n *inner) covers(key []byte) bool {
-	return (n.lowInf || bytes.Compare(key, n.low) >= 0) && (n.highInf || bytes.Compare(key, n.high) < 0)
+	p := keyorder.Of(key)
+	return (n.lowInf || keyorder.Compare(p, key, n.lowP, n.low) >= 0) && (n.highInf || keyorder.Compare(p, key, n.highP, n.high) < 0)
 }
 
 // beyond reports whether key is at or past the high fence (B-link: go right).
-func (n *inner) beyond(key []byte) bool { return !n.highInf && bytes.Compare(key, n.high) >= 0 }
+func (n *inner) beyond(key []byte) bool {
+	return !n.highInf && keyorder.Compare(keyorder.Of(key), key, n.highP, n.high) >= 0
+}
 
 // child returns the child covering key (key is within the fences).
 func (n *inner) child(key []byte) transport.GAddr {
@@ -69,10 +91,16 @@ func (n *inner) child(key []byte) transport.GAddr {
 
 // upper is the number of separators <= key.
 func (n *inner) upper(key []byte) int {
+	p := keyorder.Of(key)
 	lo, hi := 0, len(n.keys)
 	for lo < hi {
 		m := (lo + hi) / 2
-		if bytes.Compare(n.keys[m], key) <= 0 {
+		// keyorder.Compare, in line: the full key is loaded only on a tie.
+		c := n.pre[m].Compare(p)
+		if c == 0 {
+			c = bytes.Compare(n.keys[m], key)
+		}
+		if c <= 0 {
 			lo = m + 1
 		} else {
 			hi = m
@@ -110,6 +138,7 @@ func (ig innerGeometry) decode(addr transport.GAddr, b []byte) (*inner, bool) {
 		n.keys[i] = bytes.Clone(b[off : off+k])
 		n.children[i] = transport.GAddr(binary.LittleEndian.Uint64(b[off+k:]))
 	}
+	n.index()
 	return n, true
 }
 
@@ -151,6 +180,7 @@ func (n *inner) insertSep(key []byte, child transport.GAddr) {
 	n.children = append(n.children, 0)
 	copy(n.children[i+1:], n.children[i:])
 	n.children[i] = child
+	n.pre = slices.Insert(n.pre, i, keyorder.Of(key))
 }
 
 // hasSep reports whether key is already a separator (a retried parent

@@ -148,20 +148,20 @@ type item struct {
 	body []byte
 }
 
-// decode extracts the item at logical [off, off+n) from im, dropping the
-// cacheline version bytes. ok is false when the item is torn: a version
-// byte it owns disagrees with its header (a WRITE landed half-way).
-func (g *geometry) decode(im *image, off, n int) (it item, ok bool) {
-	out := make([]byte, 0, n)
-	var hdr byte
+// decode extracts the item at logical [off, off+n) from im into out (n
+// bytes), dropping the cacheline version bytes; the item aliases out. ok
+// is false when the item is torn: a version byte it owns disagrees with
+// its header (a WRITE landed half-way).
+func (g *geometry) decode(im *image, off, n int, out []byte) (it item, ok bool) {
+	out = out[:n]
 	for l := off; l < off+n; {
 		line := l / linePayload
 		stop := min(off+n, (line+1)*linePayload)
 		p := g.header + line*lineBytes + 1 + l%linePayload - im.base
-		out = append(out, im.buf[p:p+stop-l]...)
+		copy(out[l-off:], im.buf[p:p+stop-l])
 		l = stop
 	}
-	hdr = out[0]
+	hdr := out[0]
 	for line := (off + linePayload - 1) / linePayload; line*linePayload < off+n; line++ {
 		if im.buf[g.header+line*lineBytes-im.base]&versionMask != hdr&versionMask {
 			return item{}, false
@@ -195,8 +195,10 @@ type entry struct {
 
 func (e *entry) occupied() bool { return e.hdr&occupiedBit != 0 }
 
-func (g *geometry) slotItem(im *image, s int) (entry, bool) {
-	it, ok := g.decode(im, g.slotOff(s), g.entry)
+// slotItem decodes slot s from im into buf (g.entry bytes), which the
+// entry's key and value then alias.
+func (g *geometry) slotItem(im *image, s int, buf []byte) (entry, bool) {
+	it, ok := g.decode(im, g.slotOff(s), g.entry, buf)
 	if !ok {
 		return entry{}, false
 	}
@@ -223,8 +225,10 @@ type rightMeta struct {
 	high     []byte
 }
 
-func (g *geometry) metaItem(im *image, k int) (rightMeta, bool) {
-	it, ok := g.decode(im, g.metaOff(k), g.meta)
+// metaItem decodes replica k from im into buf (g.meta bytes), which the
+// high fence then aliases.
+func (g *geometry) metaItem(im *image, k int, buf []byte) (rightMeta, bool) {
+	it, ok := g.decode(im, g.metaOff(k), g.meta, buf)
 	if !ok {
 		return rightMeta{}, false
 	}

@@ -192,20 +192,16 @@ func (c *client) keySpans(t *leafTask, k []byte, probed []bool) []slotSpan {
 	c.ep.Compute(cost.HashKey())
 	h := g.home(k)
 	if c.hot != nil {
-		slots := make([]int, g.nbr)
-		for i := range slots {
-			slots[i] = (h + i) % g.span
-		}
-		for _, s := range slots {
+		for d := range g.nbr {
 			// A bucket per slot; the keys of one leaf probe the same
 			// buckets again, and a bucket probed before in this range
 			// query is in the CPU cache.
-			if !probed[s] {
+			if s := (h + d) % g.span; !probed[s] {
 				probed[s] = true
 				c.ep.Compute(cost.CacheLookup())
 			}
 		}
-		if s, ok := c.hot.lookup(t.addr, slots, hotFingerprint(k)); ok {
+		if s, ok := c.hot.lookup(t.addr, h, g.nbr, g.span, hotFingerprint(k)); ok {
 			t.spec = append(t.spec, k)
 			return []slotSpan{{s, s + 1, false}}
 		}
@@ -362,7 +358,7 @@ func (c *client) decodeRead(r *leafRead, from, to []byte) (live []entry, meta *r
 	for j, s := range r.spans {
 		im := &r.images[j]
 		for slot := s.lo; slot < s.hi; slot++ {
-			e, ok := g.slotItem(im, slot)
+			e, ok := g.slotItem(im, slot, make([]byte, g.entry))
 			if !ok || !agree(e.hdr) {
 				return nil, nil, false
 			}
@@ -375,7 +371,7 @@ func (c *client) decodeRead(r *leafRead, from, to []byte) (live []entry, meta *r
 			if !im.covers(g.pos(g.metaOff(k)), g.pos(g.metaOff(k)+g.meta)) {
 				continue
 			}
-			m, ok := g.metaItem(im, k)
+			m, ok := g.metaItem(im, k, make([]byte, g.meta))
 			if !ok || !agree(m.hdr) {
 				return nil, nil, false
 			}

@@ -3,6 +3,7 @@ package chime
 import (
 	"bytes"
 	"errors"
+	"slices"
 
 	"github.com/dmbench/dmbench/cost"
 	"github.com/dmbench/dmbench/transport"
@@ -70,12 +71,8 @@ func (c *client) search(key []byte) ([]byte, bool, error) {
 // that most often held a key of fingerprint fp, probing a bucket per
 // slot.
 func (c *client) hotSlot(leaf transport.GAddr, h int, fp uint16) (int, bool) {
-	slots := make([]int, c.g.nbr)
-	for i := range slots {
-		slots[i] = (h + i) % c.g.span
-	}
-	c.ep.Compute(int64(len(slots)) * cost.CacheLookup())
-	return c.hot.lookup(leaf, slots, fp)
+	c.ep.Compute(int64(c.g.nbr) * cost.CacheLookup())
+	return c.hot.lookup(leaf, h, c.g.nbr, c.g.span, fp)
 }
 
 // speculative READs the one entry at slot of leaf; hit reports that it
@@ -89,15 +86,18 @@ func (c *client) speculative(leaf transport.GAddr, slot int, key []byte) ([]byte
 }
 
 // readSlot READs the one entry at slot of leaf; hit reports that it
-// holds key, untorn.
+// holds key, untorn. The entry aliases the client's buffers, which its
+// next readSlot overwrites (as readWindow's).
 func (c *client) readSlot(leaf transport.GAddr, slot int, key []byte) (entry, bool, error) {
 	g := c.g
 	lo, hi := g.slotRange(slot)
-	im := image{base: lo, buf: make([]byte, hi-lo)}
+	c.slotRead = slices.Grow(c.slotRead[:0], hi-lo)[:hi-lo]
+	c.slotItem = slices.Grow(c.slotItem[:0], g.entry)[:g.entry]
+	im := image{base: lo, buf: c.slotRead}
 	if err := c.ep.Read(im.buf, leaf.Add(uint64(lo))); err != nil {
 		return entry{}, false, err
 	}
-	e, ok := g.slotItem(&im, slot)
+	e, ok := g.slotItem(&im, slot, c.slotItem)
 	if !ok || !e.occupied() || !bytes.Equal(e.key, key) {
 		return entry{}, false, nil
 	}

@@ -191,6 +191,8 @@ func (c *client) splitInner(n *inner) ([]byte, *inner, error) {
 	wasRoot := n.lowInf && n.highInf
 	n.keys, n.children = n.keys[:mid], n.children[:mid]
 	n.high, n.highInf, n.sibling = up, false, ra
+	n.index()
+	right.index()
 	rb, err := ig.encode(right)
 	if err != nil {
 		return nil, nil, err
@@ -225,6 +227,7 @@ func (c *client) newRoot(left *inner, up []byte, right *inner) error {
 		low: make([]byte, ig.keySize), high: make([]byte, ig.keySize),
 		leftmost: left.addr, keys: [][]byte{up}, children: []transport.GAddr{right.addr},
 	}
+	r.index()
 	b, err := ig.encode(r)
 	if err != nil {
 		return err
