@@ -106,6 +106,10 @@ type Bulk struct {
 	N      int
 	addr   transport.GAddr
 	leaves []Child
+	// done holds the leaf Next closes while Start begins the next in
+	// Leaf: one buffer for the load, where a copy per leaf was fresh
+	// memory for the runtime to clear.
+	done []byte
 }
 
 // NewBulk starts a bulk load through ep of leaves of leafBytes; seal
@@ -129,7 +133,8 @@ func (b *Bulk) Start(low []byte) error {
 // Next closes the leaf being filled at high fence low and starts the
 // next, from low on.
 func (b *Bulk) Next(low []byte) error {
-	prev, img := b.addr, bytes.Clone(b.Leaf)
+	b.done = append(b.done[:0], b.Leaf...)
+	prev, img := b.addr, b.done
 	if err := b.Start(low); err != nil {
 		return err
 	}

@@ -2,12 +2,12 @@ package inner
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"unsafe"
-
-	"github.com/google/btree"
 
 	"github.com/dmbench/dmbench/internal/keyorder"
 
@@ -33,9 +33,127 @@ type CachedNode struct {
 	Image []byte // the node as read or written
 	// low is the node's low fence, kept apart from the image so that
 	// ordering the cache compares strings without slicing images.
-	low  string
-	freq atomic.Uint64
-	pos  int // index in nodeCache.all; guarded by nodeCache.mu
+	low string
+	// high is the high fence's prefix, unbounded whether it is +inf: a
+	// lookup, which finds the node by a low fence at or below the key,
+	// checks the high one without a visit to the image.
+	high      keyorder.Prefix
+	unbounded bool
+	// seps are the node's keys' big-endian words at byte off, the first
+	// word in which keys the node covers may differ, and kids its
+	// children. A search routes a key through them in a few cachelines
+	// and does not visit the image, where a binary search over the
+	// image's entries missed the processor's caches at every step: the
+	// cached images are too many to stay in them, and those misses were
+	// most of a warm search's time.
+	seps, kids []uint64
+	off        int
+	freq       atomic.Uint64
+	pos        int // index in nodeCache.all; guarded by nodeCache.mu
+}
+
+// newCachedNode is a cached copy of the internal node image at addr.
+func newCachedNode(l *Layout, addr transport.GAddr, image []byte) *CachedNode {
+	img := bytes.Clone(image)
+	n := &CachedNode{Addr: addr, level: Level(img), Image: img, low: string(l.Low(img)),
+		high: keyorder.Of(l.High(img)), unbounded: Unbounded(img)}
+	if !n.unbounded {
+		// Every key between the fences shares their common prefix, and so
+		// every key the node holds or covers shares the prefix the low
+		// fence has in common with the high one and all the keys.
+		low := l.Low(img)
+		shared := commonPrefix(low, l.High(img))
+		for i := range Count(img) {
+			shared = min(shared, commonPrefix(low, l.innerKey(img, i)))
+		}
+		n.off = min(shared&^7, max(l.KeySize-8, 0))
+	}
+	count := Count(img)
+	words := make([]uint64, 2*count+1)
+	n.seps, n.kids = words[:count:count], words[count:]
+	for i := range count {
+		n.seps[i] = wordAt(l.innerKey(img, i), n.off)
+	}
+	for i := range n.kids {
+		n.kids[i] = uint64(l.InnerChild(img, i))
+	}
+	return n
+}
+
+// commonPrefix is the length of the longest common prefix of a and b.
+func commonPrefix(a, b []byte) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
+}
+
+// wordAt is k's big-endian word at byte off, zero padded past k's end:
+// two keys equal before off whose words differ order as the words do.
+func wordAt(k []byte, off int) uint64 {
+	if len(k) >= off+8 {
+		return binary.BigEndian.Uint64(k[off:])
+	}
+	var b [8]byte
+	if off < len(k) {
+		copy(b[:], k[off:])
+	}
+	return binary.BigEndian.Uint64(b[:])
+}
+
+// coversFrom reports whether n covers key, of prefix kp, which is at or
+// above n's low fence.
+func (n *CachedNode) coversFrom(l *Layout, kp keyorder.Prefix, key []byte) bool {
+	if n.unbounded {
+		return true
+	}
+	if c := kp.Compare(n.high); c != 0 {
+		return c < 0
+	}
+	return compareKeys(key, l.High(n.Image)) < 0
+}
+
+// childIndex is l.childIndex(n.Image, key) for a key n covers: the words
+// at off of a covered key and of n's keys order them unless they tie, as
+// every byte before off is the same in all of them.
+func (n *CachedNode) childIndex(l *Layout, key []byte) int {
+	w := wordAt(key, n.off)
+	lo, hi := 0, len(n.seps)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if s := n.seps[m]; s < w || s == w && compareKeys(l.innerKey(n.Image, m), key) <= 0 {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+// childRange is l.childRange(n.Image, i), its bounds read from n where
+// they can be. It aliases the image.
+func (n *CachedNode) childRange(l *Layout, i int) KeyRange {
+	r := KeyRange{Known: true}
+	if i == 0 {
+		r.Lo = l.Low(n.Image)
+	} else {
+		r.Lo = l.innerKey(n.Image, i-1)
+	}
+	if i < len(n.seps) {
+		r.Hi = l.innerKey(n.Image, i)
+	} else {
+		r.Hi = n.highOrNil(l)
+	}
+	return r
+}
+
+// highOrNil is l.HighOrNil(n.Image).
+func (n *CachedNode) highOrNil(l *Layout) []byte {
+	if n.unbounded {
+		return nil
+	}
+	return l.High(n.Image)
 }
 
 // nodeCache is one compute node's index cache, shared by its clients. Its
@@ -45,7 +163,7 @@ type nodeCache struct {
 	capacity int // nodes
 
 	mu     sync.RWMutex
-	levels []*btree.BTreeG[ordered] // by level-1, ordered by low fence
+	levels []runs // by level-1, ordered by low fence
 	all    []*CachedNode
 
 	hits, lookups atomic.Uint64
@@ -55,32 +173,23 @@ func newNodeCache(l *Layout, budget uint64) *nodeCache {
 	return &nodeCache{l: l, capacity: int(budget / uint64(l.InnerBytes))}
 }
 
-// ordered is a cached node's place in its level: its low fence's prefix,
-// compared as integers, then the whole fence.
-type ordered = keyorder.Item[*CachedNode]
-
-func (n *CachedNode) ordered() ordered { return ordered{P: keyorder.Of([]byte(n.low)), V: n} }
-
-var lessLow = keyorder.Less(func(n *CachedNode) string { return n.low })
-
 // lookup returns the cached node of level lvl whose range covers key.
-// probe is the caller's own scratch node.
-func (nc *nodeCache) lookup(lvl int, key []byte, probe *CachedNode) *CachedNode {
+func (nc *nodeCache) lookup(lvl int, key []byte) *CachedNode {
 	nc.mu.RLock()
 	defer nc.mu.RUnlock()
 	if lvl < 1 || lvl > len(nc.levels) {
 		return nil
 	}
-	// The probe borrows key's bytes for the call only, so a lookup
-	// allocates nothing; it is cleared before key may change.
-	probe.low = unsafe.String(unsafe.SliceData(key), len(key))
-	defer func() { probe.low = "" }()
-	var found *CachedNode
-	nc.levels[lvl-1].DescendLessOrEqual(ordered{P: keyorder.Of(key), V: probe}, func(o ordered) bool {
-		found = o.V
-		return false
-	})
-	if found == nil || !nc.l.Covers(found.Image, key) {
+	x := &nc.levels[lvl-1]
+	// The fence comparisons borrow key's bytes as a string for the call
+	// only, so a lookup allocates nothing.
+	kp := keyorder.Of(key)
+	r, i := x.floor(kp, unsafe.String(unsafe.SliceData(key), len(key)))
+	if r < 0 {
+		return nil
+	}
+	found := x.nodes[r][i].n
+	if !found.coversFrom(nc.l, kp, key) {
 		return nil
 	}
 	found.freq.Add(1)
@@ -93,14 +202,13 @@ func (nc *nodeCache) insert(addr transport.GAddr, image []byte, rng *rand.Rand) 
 	if nc.capacity == 0 {
 		return
 	}
-	n := &CachedNode{Addr: addr, level: Level(image), Image: bytes.Clone(image), low: string(nc.l.Low(image))}
+	n := newCachedNode(nc.l, addr, image)
 	nc.mu.Lock()
 	defer nc.mu.Unlock()
 	for len(nc.levels) < n.level {
-		nc.levels = append(nc.levels, btree.NewG(16, lessLow))
+		nc.levels = append(nc.levels, runs{})
 	}
-	if prev, had := nc.levels[n.level-1].ReplaceOrInsert(n.ordered()); had {
-		old := prev.V
+	if old := nc.levels[n.level-1].insert(n); old != nil {
 		n.pos = old.pos
 		n.freq.Store(old.freq.Load())
 		nc.all[n.pos] = n
@@ -127,7 +235,7 @@ func (nc *nodeCache) invalidate(n *CachedNode) {
 }
 
 func (nc *nodeCache) removeLocked(n *CachedNode) {
-	nc.levels[n.level-1].Delete(n.ordered())
+	nc.levels[n.level-1].remove(n)
 	last := nc.all[len(nc.all)-1]
 	nc.all[n.pos] = last
 	last.pos = n.pos
@@ -139,4 +247,118 @@ func (nc *nodeCache) bytes() uint64 {
 	nc.mu.RLock()
 	defer nc.mu.RUnlock()
 	return uint64(len(nc.all)) * uint64(nc.l.InnerBytes)
+}
+
+// maxRun is the most nodes a run holds before it splits: long enough that
+// the directory stays small, short enough that an insertion moves little.
+const maxRun = 64
+
+// runs is one level's cached nodes, of distinct low fences, in low fence
+// order: sorted runs, each non-empty, and the first node of each run in a
+// directory, as in indexes/fpbtree. A lookup is two binary searches over
+// contiguous prefixes compared in line, where a B-tree called a less
+// function per comparison and walked an iterator (the B-tree was a fifth
+// of Sherman's warm-up reads).
+type runs struct {
+	firsts []entry   // firsts[r] is nodes[r][0]
+	nodes  [][]entry // each run ordered by low fence
+}
+
+// entry is a cached node with its low fence's prefix, which orders it
+// without a visit to the node unless the prefixes tie.
+type entry struct {
+	p keyorder.Prefix
+	n *CachedNode
+}
+
+// atMost reports whether e's low fence is at most key, whose prefix is
+// kp: decided by the first prefix words when they differ, as they do
+// between hashed keys.
+func (e *entry) atMost(kp keyorder.Prefix, key string) bool {
+	if e.p[0] != kp[0] {
+		return e.p[0] < kp[0]
+	}
+	if c := e.p.Compare(kp); c != 0 {
+		return c < 0
+	}
+	return e.n.low <= key
+}
+
+// floor is the position of the last node whose low fence is at most key
+// (prefix kp): run r (-1 when key precedes every node) and index i
+// within it.
+func (x *runs) floor(kp keyorder.Prefix, key string) (r, i int) {
+	lo, hi := 0, len(x.firsts)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if x.firsts[m].atMost(kp, key) {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	r = lo - 1
+	if r < 0 {
+		return -1, 0
+	}
+	run := x.nodes[r]
+	lo, hi = 1, len(run)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if run[m].atMost(kp, key) {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return r, lo - 1
+}
+
+// insert adds n, replacing the node of the same low fence, which it
+// returns, if there is one.
+func (x *runs) insert(n *CachedNode) (old *CachedNode) {
+	e := entry{p: keyorder.Of([]byte(n.low)), n: n}
+	r, i := x.floor(e.p, n.low)
+	switch {
+	case r >= 0 && x.nodes[r][i].n.low == n.low:
+		old = x.nodes[r][i].n
+		x.nodes[r][i] = e
+		if i == 0 {
+			x.firsts[r] = e
+		}
+		return old
+	case len(x.nodes) == 0:
+		x.firsts = append(x.firsts, e)
+		x.nodes = append(x.nodes, []entry{e})
+		return nil
+	case r < 0:
+		r, i = 0, 0
+		x.firsts[0] = e
+	default:
+		i++
+	}
+	x.nodes[r] = slices.Insert(x.nodes[r], i, e)
+	if run := x.nodes[r]; len(run) > maxRun {
+		right := slices.Clone(run[len(run)/2:])
+		x.nodes[r] = slices.Delete(run, len(run)/2, len(run))
+		x.nodes = slices.Insert(x.nodes, r+1, right)
+		x.firsts = slices.Insert(x.firsts, r+1, right[0])
+	}
+	return nil
+}
+
+// remove deletes the node of n's low fence, if there is one.
+func (x *runs) remove(n *CachedNode) {
+	r, i := x.floor(keyorder.Of([]byte(n.low)), n.low)
+	if r < 0 || x.nodes[r][i].n.low != n.low {
+		return
+	}
+	x.nodes[r] = slices.Delete(x.nodes[r], i, i+1)
+	switch {
+	case len(x.nodes[r]) == 0:
+		x.nodes = slices.Delete(x.nodes, r, r+1)
+		x.firsts = slices.Delete(x.firsts, r, r+1)
+	case i == 0:
+		x.firsts[r] = x.nodes[r][0]
+	}
 }

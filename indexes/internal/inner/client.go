@@ -44,8 +44,12 @@ type Client[H any] struct {
 	stepWork int64 // the part of it that is the index's labelled step
 	step     transport.Step
 	path     [MaxLevels]pathStep
-	// probe is the scratch node a cache lookup orders by.
-	probe CachedNode
+	// pathLen bounds the levels of path set since Begin, which clears
+	// only those: clearing all of it cost more than a cached search.
+	pathLen int
+	// leaf is the location AtLeaf hands its visits: a pointer to a local
+	// would escape through the visit and cost an allocation per operation.
+	leaf Location
 }
 
 // pathStep is one internal node of the current operation's path: where it
@@ -103,7 +107,8 @@ func (c *Client[H]) CAS(a transport.GAddr, expect, swap uint64) (uint64, error) 
 
 // Begin starts an operation (indexes.Core): no internal nodes passed yet.
 func (c *Client[H]) Begin(string, []byte) error {
-	clear(c.path[:])
+	clear(c.path[:c.pathLen])
+	c.pathLen = 0
 	return nil
 }
 
@@ -136,7 +141,7 @@ func (c *Client[H]) cacheInsert(a transport.GAddr, img []byte) {
 // lookupCached is one index-cache lookup, charged.
 func (c *Client[H]) lookupCached(lvl int, key []byte) *CachedNode {
 	c.Charge(cost.CacheLookup())
-	return c.cache().lookup(lvl, key, &c.probe)
+	return c.cache().lookup(lvl, key)
 }
 
 // DropCached drops the cached node n (nil: none), found stale.

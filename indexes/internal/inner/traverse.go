@@ -85,25 +85,41 @@ func (c *Client[H]) locate(key []byte, target int, fast bool) (Location, error) 
 	return Location{}, fmt.Errorf("no stable path to level %d after %d restarts", target, MaxRetries)
 }
 
-// descend picks the child of internal node img (at addr) covering key.
-// The fences it records alias img when img is from's cached image, which
-// is never written after it is cached; an image just read into the
-// client's reused buffer (from nil) is copied out of it.
+// descend picks the child of internal node img (at addr) covering key:
+// from the node's routing fields when img is the cached node from's
+// image, whose fences and ranges it records then alias; an image just
+// read into the client's reused buffer (from nil) is searched itself and
+// the fences copied out of it.
 func (c *Client[H]) descend(addr transport.GAddr, img []byte, from *CachedNode, key []byte) Location {
 	l := c.t.l
-	lvl := Level(img)
-	own := func(b []byte) []byte {
-		if from != nil {
-			return b
-		}
-		return bytes.Clone(b)
+	if from != nil {
+		c.setPath(from.level, pathStep{addr: addr, rng: KeyRange{Lo: l.Low(img), Hi: from.highOrNil(l), Known: true}})
+		i := from.childIndex(l, key)
+		c.Charge(cost.NodeSearch(len(from.seps) + 1))
+		return Location{Addr: transport.GAddr(from.kids[i]), Rng: from.childRange(l, i), Parent: from}
 	}
-	c.path[lvl] = pathStep{addr: addr, rng: KeyRange{Lo: own(l.Low(img)), Hi: own(l.HighOrNil(img)), Known: true}}
+	c.setPath(Level(img), pathStep{addr: addr, rng: KeyRange{Lo: bytes.Clone(l.Low(img)), Hi: bytes.Clone(l.HighOrNil(img)), Known: true}})
 	i := l.childIndex(img, key)
 	c.Charge(cost.NodeSearch(Count(img) + 1))
 	r := l.childRange(img, i)
-	r.Lo, r.Hi = own(r.Lo), own(r.Hi)
-	return Location{Addr: l.InnerChild(img, i), Rng: r, Parent: from}
+	r.Lo, r.Hi = bytes.Clone(r.Lo), bytes.Clone(r.Hi)
+	return Location{Addr: l.InnerChild(img, i), Rng: r}
+}
+
+// setPath records step as the operation's internal node of level lvl.
+func (c *Client[H]) setPath(lvl int, step pathStep) {
+	c.path[lvl] = step
+	c.pathLen = max(c.pathLen, lvl+1)
+}
+
+// route is the child of internal node img covering key, found through
+// from's separator words when img is from's cached image, which covers
+// key.
+func route(l *Layout, img []byte, from *CachedNode, key []byte) int {
+	if from != nil {
+		return from.childIndex(l, key)
+	}
+	return l.childIndex(img, key)
 }
 
 // walk is one traversal from the root down to level target.
@@ -168,13 +184,14 @@ func (c *Client[H]) walk(key []byte, target int) (Location, error) {
 // location on to a sibling, or to read a torn leaf again.
 func (c *Client[H]) AtLeaf(key []byte, visit func(loc *Location, hops int) (again bool, err error)) error {
 	fast := true
+	loc := &c.leaf
 	for range MaxRetries {
-		loc, err := c.locate(key, 0, fast)
-		if err != nil {
+		var err error
+		if *loc, err = c.locate(key, 0, fast); err != nil {
 			return err
 		}
 		for hops := 0; hops < MaxRetries; hops++ {
-			again, err := visit(&loc, hops)
+			again, err := visit(loc, hops)
 			if errors.Is(err, ErrStale) {
 				break
 			}
@@ -237,7 +254,7 @@ func (c *Client[H]) Leaves(key []byte, want int) (leaves []Location, parent *Cac
 	if err != nil {
 		return nil, nil, false, err
 	}
-	for i := l.childIndex(img, key); i <= Count(img) && len(leaves) < want; i++ {
+	for i := route(l, img, parent, key); i <= Count(img) && len(leaves) < want; i++ {
 		leaves = append(leaves, Location{Addr: l.InnerChild(img, i), Rng: l.childRange(img, i), Parent: parent})
 	}
 	c.Charge(cost.NodeSearch(Count(img) + 1))
