@@ -1,6 +1,7 @@
 package chime
 
 import (
+	"bytes"
 	"hash/fnv"
 	"math/bits"
 	"sync"
@@ -17,25 +18,17 @@ import (
 // the fences they find in memory and invalidate.
 type nodeCache struct {
 	mu       sync.RWMutex // never held across a verb
-	order    runs
+	order    keyorder.Runs[*inner]
 	max      int // nodes that fit the budget
 	hits     atomic.Uint64
 	lookups  atomic.Uint64
 	rootNode atomic.Pointer[inner]
 }
 
-// cached is a node's place in the cache, ordered by level, then low fence
-// (-inf first). The fence's prefix is compared as integers, and the fence
-// itself, held here so that a comparison follows no pointer, only when the
-// prefixes tie: comparing fences byte by byte through the nodes was a
-// tenth of the simulator's time.
-type cached struct {
-	rank uint64 // level<<1, plus 1 unless the low fence is -inf
-	p    keyorder.Prefix
-	low  []byte
-	n    *inner
-}
-
+// The cache orders nodes by level, then low fence (-inf first): its class
+// is rank, and the fence's prefix is compared as integers, the fence itself
+// only when the prefixes tie (comparing fences byte by byte through the
+// nodes was a tenth of the simulator's time).
 func rank(level int, lowInf bool) uint64 {
 	r := uint64(level) << 1
 	if !lowInf {
@@ -44,13 +37,14 @@ func rank(level int, lowInf bool) uint64 {
 	return r
 }
 
-func cachedOf(n *inner) cached {
-	return cached{rank: rank(n.level, n.lowInf), p: keyorder.Of(n.low), low: n.low, n: n}
+// place is n's key in the cache.
+func (n *inner) place() keyorder.Key {
+	return keyorder.Key{Class: rank(n.level, n.lowInf), P: n.lowP}
 }
 
-// probe is the place of key among the nodes of level (n is nil).
-func probe(level int, key []byte) cached {
-	return cached{rank: rank(level, false), p: keyorder.Of(key), low: key}
+// byLow compares a cached node's low fence with low.
+func byLow(low []byte) keyorder.Tie[*inner] {
+	return func(n *inner) int { return bytes.Compare(n.low, low) }
 }
 
 func newNodeCache(budget uint64, nodeBytes int) *nodeCache {
@@ -62,45 +56,47 @@ func (c *nodeCache) find(level int, key []byte) *inner {
 	c.lookups.Add(1)
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	e := probe(level, key)
-	f := c.order.floor(&e)
-	if f == nil || f.n.level != level || !f.n.covers(key) {
+	p, ok := c.order.Floor(keyorder.Key{Class: rank(level, false), P: keyorder.Of(key)}, byLow(key))
+	if !ok {
+		return nil
+	}
+	n := c.order.At(p)
+	if n.level != level || !n.covers(key) {
 		return nil
 	}
 	c.hits.Add(1)
-	return f.n
+	return n
 }
 
 // put caches n, evicting a node near victim when the budget is spent.
 func (c *nodeCache) put(n *inner, victim []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e := cachedOf(n)
-	if c.order.get(&e) == nil && c.order.len >= c.max {
-		v := probe(1, victim)
-		evict := c.order.floor(&v)
-		if evict == nil {
-			evict = c.order.min()
+	if _, had := c.order.Find(n.place(), byLow(n.low)); !had && c.order.Len() >= c.max {
+		p, ok := c.order.Floor(keyorder.Key{Class: rank(1, false), P: keyorder.Of(victim)}, byLow(victim))
+		if !ok {
+			p, _ = c.order.Min()
 		}
-		c.order.delete(*evict)
+		c.order.Delete(p)
 	}
-	c.order.set(e)
+	c.order.Put(n.place(), n, byLow(n.low))
 }
 
 // invalidate drops n if it is still the cached copy.
 func (c *nodeCache) invalidate(n *inner) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e := cachedOf(n)
-	if cur := c.order.get(&e); cur != nil && cur.n.addr == n.addr && cur.n.version == n.version {
-		c.order.delete(e)
+	if p, ok := c.order.Find(n.place(), byLow(n.low)); ok {
+		if cur := c.order.At(p); cur.addr == n.addr && cur.version == n.version {
+			c.order.Delete(p)
+		}
 	}
 }
 
 func (c *nodeCache) bytes(nodeBytes int) uint64 {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	return uint64(c.order.len * nodeBytes)
+	return uint64(c.order.Len() * nodeBytes)
 }
 
 // hotspotBuffer is CHIME's hotspot buffer (dmemsys/CHIME

@@ -3,9 +3,9 @@
 // simulated operation consults. A B-tree ordered by bytes.Compare on key
 // slices follows a pointer per comparison and compares byte by byte; with
 // 1,728 clients sharing the caches those comparisons were a tenth of the
-// simulator's time. An Item carries its key's first 24 bytes by value, so
-// a comparison is up to three integer compares on the item itself and
-// looks at the full key only when the prefixes tie.
+// simulator's time. Runs keeps each value's first 24 bytes of key by
+// value, so a comparison is up to three integer compares on the item
+// itself and looks at the full key only when the prefixes tie.
 package keyorder
 
 import (
@@ -61,23 +61,4 @@ func Compare(p Prefix, a []byte, q Prefix, b []byte) int {
 		return c
 	}
 	return bytes.Compare(a, b)
-}
-
-// Item is a value in key order: its key's prefix, compared as integers,
-// and the value, whose full key (got through the ordering's key function)
-// breaks a tie.
-type Item[T any] struct {
-	P Prefix
-	V T
-}
-
-// Less orders Items by the keys key gives their values: a B-tree's less
-// function.
-func Less[T any, K ~string | ~[]byte](key func(T) K) func(a, b Item[T]) bool {
-	return func(a, b Item[T]) bool {
-		if c := a.P.Compare(b.P); c != 0 {
-			return c < 0
-		}
-		return string(key(a.V)) < string(key(b.V))
-	}
 }

@@ -29,18 +29,3 @@ func TestCompareAgreesWithBytes(t *testing.T) {
 		}
 	}
 }
-
-// Less orders items by their full keys when the prefixes tie, as a B-tree
-// over keys longer than the prefix needs.
-func TestLessBreaksTiesByKey(t *testing.T) {
-	long := func(last byte) string { return string(bytes.Repeat([]byte{7}, 8*Words)) + string([]byte{last}) }
-	a, b := long(1), long(2)
-	less := Less(func(s string) string { return s })
-	ia, ib := Item[string]{P: Of([]byte(a)), V: a}, Item[string]{P: Of([]byte(b)), V: b}
-	if ia.P != ib.P {
-		t.Fatal("the test's keys must share their prefix")
-	}
-	if !less(ia, ib) || less(ib, ia) || less(ia, ia) {
-		t.Errorf("Less on keys equal in their first %d bytes: a<b %v, b<a %v, a<a %v; want true, false, false", 8*Words, less(ia, ib), less(ib, ia), less(ia, ia))
-	}
-}

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math/rand/v2"
-	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -163,7 +163,7 @@ type nodeCache struct {
 	capacity int // nodes
 
 	mu     sync.RWMutex
-	levels []runs // by level-1, ordered by low fence
+	levels []keyorder.Runs[*CachedNode] // by level-1, ordered by low fence
 	all    []*CachedNode
 
 	hits, lookups atomic.Uint64
@@ -171,6 +171,18 @@ type nodeCache struct {
 
 func newNodeCache(l *Layout, budget uint64) *nodeCache {
 	return &nodeCache{l: l, capacity: int(budget / uint64(l.InnerBytes))}
+}
+
+// key is n's place in its level: its low fence's prefix.
+func (n *CachedNode) key() keyorder.Key {
+	return keyorder.Key{P: keyorder.Of(unsafe.Slice(unsafe.StringData(n.low), len(n.low)))}
+}
+
+// byLow compares a cached node's low fence with low, when their prefixes
+// tie. low may borrow a key's bytes: it is used for the call only, so a
+// lookup allocates nothing.
+func byLow(low string) keyorder.Tie[*CachedNode] {
+	return func(n *CachedNode) int { return strings.Compare(n.low, low) }
 }
 
 // lookup returns the cached node of level lvl whose range covers key.
@@ -181,14 +193,12 @@ func (nc *nodeCache) lookup(lvl int, key []byte) *CachedNode {
 		return nil
 	}
 	x := &nc.levels[lvl-1]
-	// The fence comparisons borrow key's bytes as a string for the call
-	// only, so a lookup allocates nothing.
 	kp := keyorder.Of(key)
-	r, i := x.floor(kp, unsafe.String(unsafe.SliceData(key), len(key)))
-	if r < 0 {
+	p, ok := x.Floor(keyorder.Key{P: kp}, byLow(unsafe.String(unsafe.SliceData(key), len(key))))
+	if !ok {
 		return nil
 	}
-	found := x.nodes[r][i].n
+	found := x.At(p)
 	if !found.coversFrom(nc.l, kp, key) {
 		return nil
 	}
@@ -206,9 +216,9 @@ func (nc *nodeCache) insert(addr transport.GAddr, image []byte, rng *rand.Rand) 
 	nc.mu.Lock()
 	defer nc.mu.Unlock()
 	for len(nc.levels) < n.level {
-		nc.levels = append(nc.levels, runs{})
+		nc.levels = append(nc.levels, keyorder.Runs[*CachedNode]{})
 	}
-	if old := nc.levels[n.level-1].insert(n); old != nil {
+	if old, ok := nc.levels[n.level-1].Put(n.key(), n, byLow(n.low)); ok {
 		n.pos = old.pos
 		n.freq.Store(old.freq.Load())
 		nc.all[n.pos] = n
@@ -235,7 +245,10 @@ func (nc *nodeCache) invalidate(n *CachedNode) {
 }
 
 func (nc *nodeCache) removeLocked(n *CachedNode) {
-	nc.levels[n.level-1].remove(n)
+	x := &nc.levels[n.level-1]
+	if p, ok := x.Find(n.key(), byLow(n.low)); ok {
+		x.Delete(p)
+	}
 	last := nc.all[len(nc.all)-1]
 	nc.all[n.pos] = last
 	last.pos = n.pos
@@ -247,118 +260,4 @@ func (nc *nodeCache) bytes() uint64 {
 	nc.mu.RLock()
 	defer nc.mu.RUnlock()
 	return uint64(len(nc.all)) * uint64(nc.l.InnerBytes)
-}
-
-// maxRun is the most nodes a run holds before it splits: long enough that
-// the directory stays small, short enough that an insertion moves little.
-const maxRun = 64
-
-// runs is one level's cached nodes, of distinct low fences, in low fence
-// order: sorted runs, each non-empty, and the first node of each run in a
-// directory, as in indexes/fpbtree. A lookup is two binary searches over
-// contiguous prefixes compared in line, where a B-tree called a less
-// function per comparison and walked an iterator (the B-tree was a fifth
-// of Sherman's warm-up reads).
-type runs struct {
-	firsts []entry   // firsts[r] is nodes[r][0]
-	nodes  [][]entry // each run ordered by low fence
-}
-
-// entry is a cached node with its low fence's prefix, which orders it
-// without a visit to the node unless the prefixes tie.
-type entry struct {
-	p keyorder.Prefix
-	n *CachedNode
-}
-
-// atMost reports whether e's low fence is at most key, whose prefix is
-// kp: decided by the first prefix words when they differ, as they do
-// between hashed keys.
-func (e *entry) atMost(kp keyorder.Prefix, key string) bool {
-	if e.p[0] != kp[0] {
-		return e.p[0] < kp[0]
-	}
-	if c := e.p.Compare(kp); c != 0 {
-		return c < 0
-	}
-	return e.n.low <= key
-}
-
-// floor is the position of the last node whose low fence is at most key
-// (prefix kp): run r (-1 when key precedes every node) and index i
-// within it.
-func (x *runs) floor(kp keyorder.Prefix, key string) (r, i int) {
-	lo, hi := 0, len(x.firsts)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if x.firsts[m].atMost(kp, key) {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	r = lo - 1
-	if r < 0 {
-		return -1, 0
-	}
-	run := x.nodes[r]
-	lo, hi = 1, len(run)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if run[m].atMost(kp, key) {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	return r, lo - 1
-}
-
-// insert adds n, replacing the node of the same low fence, which it
-// returns, if there is one.
-func (x *runs) insert(n *CachedNode) (old *CachedNode) {
-	e := entry{p: keyorder.Of([]byte(n.low)), n: n}
-	r, i := x.floor(e.p, n.low)
-	switch {
-	case r >= 0 && x.nodes[r][i].n.low == n.low:
-		old = x.nodes[r][i].n
-		x.nodes[r][i] = e
-		if i == 0 {
-			x.firsts[r] = e
-		}
-		return old
-	case len(x.nodes) == 0:
-		x.firsts = append(x.firsts, e)
-		x.nodes = append(x.nodes, []entry{e})
-		return nil
-	case r < 0:
-		r, i = 0, 0
-		x.firsts[0] = e
-	default:
-		i++
-	}
-	x.nodes[r] = slices.Insert(x.nodes[r], i, e)
-	if run := x.nodes[r]; len(run) > maxRun {
-		right := slices.Clone(run[len(run)/2:])
-		x.nodes[r] = slices.Delete(run, len(run)/2, len(run))
-		x.nodes = slices.Insert(x.nodes, r+1, right)
-		x.firsts = slices.Insert(x.firsts, r+1, right[0])
-	}
-	return nil
-}
-
-// remove deletes the node of n's low fence, if there is one.
-func (x *runs) remove(n *CachedNode) {
-	r, i := x.floor(keyorder.Of([]byte(n.low)), n.low)
-	if r < 0 || x.nodes[r][i].n.low != n.low {
-		return
-	}
-	x.nodes[r] = slices.Delete(x.nodes[r], i, i+1)
-	switch {
-	case len(x.nodes[r]) == 0:
-		x.nodes = slices.Delete(x.nodes, r, r+1)
-		x.firsts = slices.Delete(x.firsts, r, r+1)
-	case i == 0:
-		x.firsts[r] = x.nodes[r][0]
-	}
 }
