@@ -16,17 +16,21 @@ import (
 // its children (of the 256-slot type with variant=dex), prefixes
 // compressed up to 6 bytes per node.
 func (x *Index) BulkLoad(ep transport.Endpoint, kvs iter.Seq2[[]byte, []byte]) error {
-	var keys, vals [][]byte
-	var ar arena // one slab for many records' bytes, not two allocations each
+	// The records' keys and values, each of a fixed size, back to back:
+	// two growing slices of bytes, where a slice per record would be
+	// copied at every growth and scanned by the garbage collector.
+	var keys, vals []byte
+	n := 0
 	for k, v := range kvs {
 		if len(k) != x.ll.ks || len(v) != x.ll.vs {
 			return fmt.Errorf("smart: bulk load: key of %d and value of %d bytes, want %d and %d", len(k), len(v), x.ll.ks, x.ll.vs)
 		}
-		if n := len(keys); n > 0 && bytes.Compare(keys[n-1], k) >= 0 {
-			return fmt.Errorf("smart: bulk load: keys not increasing at %x after %x", k, keys[n-1])
+		if prev := keys[max(len(keys)-len(k), 0):]; n > 0 && bytes.Compare(prev, k) >= 0 {
+			return fmt.Errorf("smart: bulk load: keys not increasing at %x after %x", k, prev)
 		}
-		keys = append(keys, ar.clone(k))
-		vals = append(vals, ar.clone(v))
+		keys = append(keys, k...)
+		vals = append(vals, v...)
+		n++
 	}
 	var b [8]byte
 	if err := ep.Read(b[:], x.rootPtr); err != nil {
@@ -35,11 +39,11 @@ func (x *Index) BulkLoad(ep transport.Endpoint, kvs iter.Seq2[[]byte, []byte]) e
 	if binary.LittleEndian.Uint64(b[:]) != 0 {
 		return errors.New("smart: bulk load into a tree that is not empty")
 	}
-	if len(keys) == 0 {
+	if n == 0 {
 		return nil
 	}
 	l := loader{x: x, ep: ep, keys: keys, vals: vals}
-	root, err := l.build(0, len(keys), 0, x.rootPtr)
+	root, err := l.build(0, n, 0, x.rootPtr)
 	if err != nil {
 		return fmt.Errorf("smart: bulk load: %w", err)
 	}
@@ -53,8 +57,12 @@ func (x *Index) BulkLoad(ep transport.Endpoint, kvs iter.Seq2[[]byte, []byte]) e
 type loader struct {
 	x          *Index
 	ep         transport.Endpoint
-	keys, vals [][]byte
+	keys, vals []byte // the records' keys and values back to back
 }
+
+// key and val are record i's key and value.
+func (l *loader) key(i int) []byte { return l.keys[i*l.x.ll.ks : (i+1)*l.x.ll.ks] }
+func (l *loader) val(i int) []byte { return l.vals[i*l.x.ll.vs : (i+1)*l.x.ll.vs] }
 
 func (l *loader) alloc(size uint64) (transport.GAddr, error) {
 	return l.x.setupMem.Alloc(l.ep, size, allocAlign)
@@ -71,12 +79,12 @@ func (l *loader) build(lo, hi, depth int, rev transport.GAddr) (uint64, error) {
 			return 0, err
 		}
 		x.leaves.Add(1)
-		if err := l.ep.Write(a, x.ll.encode(rev, l.keys[lo], l.vals[lo], true, 0)); err != nil {
+		if err := l.ep.Write(a, x.ll.encode(rev, l.key(lo), l.val(lo), true, 0)); err != nil {
 			return 0, err
 		}
 		return leafSlot(0, a, x.ll.size), nil
 	}
-	first, last := l.keys[lo], l.keys[hi-1]
+	first, last := l.key(lo), l.key(hi-1)
 	diff := depth
 	for first[diff] == last[diff] {
 		diff++
@@ -101,14 +109,14 @@ func (l *loader) build(lo, hi, depth int, rev transport.GAddr) (uint64, error) {
 	} else {
 		for i := lo; i < hi; {
 			j := i + 1
-			for j < hi && l.keys[j][diff] == l.keys[i][diff] {
+			for j < hi && l.key(j)[diff] == l.key(i)[diff] {
 				j++
 			}
 			child, err := l.build(i, j, diff+1, slotAddr(a, len(slots)))
 			if err != nil {
 				return 0, err
 			}
-			slots = append(slots, withPartial(child, l.keys[i][diff]))
+			slots = append(slots, withPartial(child, l.key(i)[diff]))
 			i = j
 		}
 	}

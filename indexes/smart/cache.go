@@ -1,6 +1,7 @@
 package smart
 
 import (
+	"math"
 	"sync"
 	"sync/atomic"
 
@@ -41,13 +42,22 @@ import (
 type radixCache struct {
 	budget uint64
 
-	mu       sync.RWMutex // guards byAddr, byPrefix and used; never held across a verb
-	byAddr   map[transport.GAddr]*cnode
-	byPrefix map[string]*cnode
+	mu     sync.RWMutex // guards byAddr, byPrefix and used; never held across a verb
+	byAddr map[transport.GAddr]*cnode
+	// byPrefix files the copies by their prefixes' hashes (prefixHash),
+	// which a lookup computes without building a string and the map
+	// compares without loading a string's bytes; copies whose prefixes
+	// share a hash are chained through cnode.next.
+	byPrefix map[uint64]*cnode
 	// perLen counts byPrefix's entries by prefix length, so that a lookup
 	// skips the lengths no copy is filed under without hashing the key.
 	perLen []int
-	used   uint64
+	// filed is a presence filter over byPrefix's prefixes, tested before
+	// a lookup hashes a prefix into byPrefix: at scale that map misses
+	// the CPU's caches on most probes, and most of the prefix lengths a
+	// lookup tries hold no copy for the key.
+	filed prefixFilter
+	used  uint64
 
 	// The shared FIFO queue: its tail ticket counter (the value and its
 	// cache line), its micro-queues' turns, and (under mu) its order; and
@@ -62,14 +72,75 @@ type radixCache struct {
 	hits, lookups atomic.Uint64
 }
 
-// cnode is a cached copy of one internal node.
+// cnode is a cached copy of one internal node. The fields a lookup reads
+// come first, and its slots follow it in the same block (newCnode).
 type cnode struct {
+	lead   uint64   // leadOf(prefix), checked before the string's bytes
+	next   *cnode   // the next copy filed under hash
+	slots  []uint64 // capacity(hdr.typ) slots
 	addr   transport.GAddr
 	prefix string // the key bytes above the node's slots
+	hash   uint64 // prefixHash(prefix)
 	hdr    header
-	slots  []uint64 // capacity(hdr.typ) slots
 	size   uint64
 	gone   bool // evicted, invalidated or replaced (under radixCache.mu)
+}
+
+// newCnode allocates a copy of a node of type typ, its slots in the same
+// block: a lookup's loads of the copy and of its slots then fall on
+// neighbouring lines of one page, where two blocks would each miss the
+// CPU's caches.
+func newCnode(typ int) *cnode {
+	switch typ {
+	case 0:
+		b := new(struct {
+			cnode
+			s [4]uint64
+		})
+		b.slots = b.s[:]
+		return &b.cnode
+	case 1:
+		b := new(struct {
+			cnode
+			s [8]uint64
+		})
+		b.slots = b.s[:]
+		return &b.cnode
+	case 2:
+		b := new(struct {
+			cnode
+			s [16]uint64
+		})
+		b.slots = b.s[:]
+		return &b.cnode
+	case 3:
+		b := new(struct {
+			cnode
+			s [32]uint64
+		})
+		b.slots = b.s[:]
+		return &b.cnode
+	case 4:
+		b := new(struct {
+			cnode
+			s [64]uint64
+		})
+		b.slots = b.s[:]
+		return &b.cnode
+	case 5:
+		b := new(struct {
+			cnode
+			s [128]uint64
+		})
+		b.slots = b.s[:]
+		return &b.cnode
+	}
+	b := new(struct {
+		cnode
+		s [256]uint64
+	})
+	b.slots = b.s[:]
+	return &b.cnode
 }
 
 // cnodeBytes is a cached node's footprint: address, header, depth and
@@ -81,7 +152,7 @@ func cnodeBytes(typ int) uint64 { return 32 + 8*uint64(capacity(typ)) }
 const microQueues = 8
 
 func newRadixCache(budget uint64) *radixCache {
-	c := &radixCache{budget: budget, byAddr: map[transport.GAddr]*cnode{}, byPrefix: map[string]*cnode{}}
+	c := &radixCache{budget: budget, byAddr: map[transport.GAddr]*cnode{}, byPrefix: map[uint64]*cnode{}}
 	for i := range c.micro {
 		c.micro[i].Kind = transport.LockTicket
 	}
@@ -121,7 +192,11 @@ func (c *radixCache) deepest(key []byte, end int) (hop, int, bool) {
 		if c.perLen[d] == 0 {
 			continue
 		}
-		n := c.byPrefix[string(key[:d])]
+		h := prefixHash(key[:d])
+		if !c.filed.mayHold(h) {
+			continue
+		}
+		n := filedUnder(c, h, key[:d])
 		if n == nil {
 			continue
 		}
@@ -157,10 +232,13 @@ func (c *radixCache) add(ep transport.Endpoint, key []byte, addr transport.GAddr
 	}
 	cap := min(capacity(n.hdr.typ), len(n.slots))
 	prefix := string(key[:n.hdr.depth]) + string(n.hdr.prefix[:n.hdr.plen])
-	cn := &cnode{addr: addr, prefix: prefix, hdr: n.hdr, slots: append([]uint64(nil), n.slots[:cap]...), size: cnodeBytes(n.hdr.typ)}
-	if cn.size > c.budget {
+	if cnodeBytes(n.hdr.typ) > c.budget {
 		return
 	}
+	h := prefixHash(prefix)
+	cn := newCnode(n.hdr.typ)
+	cn.slots = cn.slots[:copy(cn.slots, n.slots[:cap])]
+	cn.addr, cn.prefix, cn.hash, cn.lead, cn.hdr, cn.size = addr, prefix, h, leadOf(prefix), n.hdr, cnodeBytes(n.hdr.typ)
 	// The ticket: a fetch-and-add on the queue's tail counter.
 	c.tailLine.Touch(ep)
 	mq := &c.micro[c.tail.Add(1)%microQueues]
@@ -169,13 +247,15 @@ func (c *radixCache) add(ep transport.Endpoint, key []byte, addr transport.GAddr
 	c.mu.Lock()
 	c.fifo = append(c.fifo, cn)
 	c.drop(c.byAddr[addr])
-	c.drop(c.byPrefix[prefix])
+	c.drop(filedUnder(c, h, prefix))
 	c.byAddr[addr] = cn
-	c.byPrefix[prefix] = cn
+	cn.next = c.byPrefix[h]
+	c.byPrefix[h] = cn
 	for len(c.perLen) <= len(prefix) {
 		c.perLen = append(c.perLen, 0)
 	}
 	c.perLen[len(prefix)]++
+	c.filed.add(h)
 	c.used += cn.size
 	pops := 0
 	for c.used > c.budget && c.head < len(c.fifo) {
@@ -205,13 +285,12 @@ func (c *radixCache) drop(n *cnode) {
 		return
 	}
 	n.gone = true
-	if c.byAddr[n.addr] == n {
-		delete(c.byAddr, n.addr)
-	}
-	if c.byPrefix[n.prefix] == n {
-		delete(c.byPrefix, n.prefix)
-		c.perLen[len(n.prefix)]--
-	}
+	// A copy not gone is the one filed under its address and its prefix:
+	// add drops the copies it replaces.
+	delete(c.byAddr, n.addr)
+	c.unfile(n)
+	c.perLen[len(n.prefix)]--
+	c.filed.remove(n.hash)
 	c.used -= n.size
 }
 
@@ -244,4 +323,108 @@ func (c *radixCache) invalidateAddr(a transport.GAddr) {
 // cached entry a range query starts from.
 func (c *radixCache) lookupRange(lo []byte, lcp int) (hop, int, bool) {
 	return c.deepest(lo, lcp)
+}
+
+// filedUnder returns c's copy filed under prefix p, whose hash is h, or
+// nil; the caller holds mu.
+func filedUnder[T string | []byte](c *radixCache, h uint64, p T) *cnode {
+	lead := leadOf(p)
+	for n := c.byPrefix[h]; n != nil; n = n.next {
+		if n.lead == lead && (len(p) <= leadBytes || n.prefix == string(p)) {
+			return n
+		}
+	}
+	return nil
+}
+
+// unfile takes n out of byPrefix; the caller holds mu.
+func (c *radixCache) unfile(n *cnode) {
+	first := c.byPrefix[n.hash]
+	switch {
+	case first == n && n.next == nil:
+		delete(c.byPrefix, n.hash)
+	case first == n:
+		c.byPrefix[n.hash] = n.next
+	default:
+		for first.next != n {
+			first = first.next
+		}
+		first.next = n.next
+	}
+	n.next = nil
+}
+
+// prefixHash hashes a prefix: FNV-1a, its bits then spread by a
+// multiplication and a shift (splitmix's finaliser), as prefixFilter
+// takes its top bits.
+func prefixHash[T string | []byte](p T) uint64 {
+	h := uint64(14695981039346656037)
+	for i := range len(p) {
+		h = (h ^ uint64(p[i])) * 1099511628211
+	}
+	h = (h ^ h>>30) * 0xbf58476d1ce4e5b9
+	h = (h ^ h>>27) * 0x94d049bb133111eb
+	return h ^ h>>31
+}
+
+// leadOf packs a prefix's length (below 256, as keys are) and its first
+// leadBytes bytes: a copy's lead decides most comparisons of its prefix
+// with a key's, and all of a short one's, without loading the prefix's
+// bytes, which at scale miss the CPU's caches.
+func leadOf[T string | []byte](p T) uint64 {
+	l := uint64(len(p))
+	for i := range min(len(p), leadBytes) {
+		l |= uint64(p[i]) << (8 + 8*i)
+	}
+	return l
+}
+
+const leadBytes = 7
+
+// prefixFilter is a counting filter over a set of prefix hashes: a bit
+// per bucket, set while the bucket counts a prefix, so a lookup tests
+// only the bits, small enough to stay in the CPU's cache. A prefix it
+// does not hold is absent; one it holds may be absent too (buckets are
+// shared).
+type prefixFilter struct {
+	bits   []uint64
+	counts []uint8 // saturated counts are never decremented, so their bits stay set
+}
+
+// A prefixFilter has 2^filterLog buckets: 64 KiB of bits, 512 KiB of
+// counts.
+const (
+	filterLog     = 19
+	filterBuckets = 1 << filterLog
+)
+
+func filterBucket(h uint64) uint64 { return h >> (64 - filterLog) }
+
+func (f *prefixFilter) mayHold(h uint64) bool {
+	i := filterBucket(h)
+	return f.bits != nil && f.bits[i/64]&(1<<(i%64)) != 0
+}
+
+func (f *prefixFilter) add(h uint64) {
+	if f.bits == nil {
+		f.bits = make([]uint64, filterBuckets/64)
+		f.counts = make([]uint8, filterBuckets)
+	}
+	i := filterBucket(h)
+	if f.counts[i] < math.MaxUint8 {
+		f.counts[i]++
+	}
+	f.bits[i/64] |= 1 << (i % 64)
+}
+
+func (f *prefixFilter) remove(h uint64) {
+	i := filterBucket(h)
+	switch f.counts[i] {
+	case math.MaxUint8:
+	case 1:
+		f.counts[i] = 0
+		f.bits[i/64] &^= 1 << (i % 64)
+	default:
+		f.counts[i]--
+	}
 }

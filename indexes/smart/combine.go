@@ -31,8 +31,11 @@ type localTable struct {
 const tableBuckets = 1024
 
 type bucket struct {
-	mu     transport.Mutex
-	reads  map[string]*readGroup
+	mu transport.Mutex
+	// reads holds the groups searching the bucket's keys, a few at most:
+	// a scan of them costs less than a map, whose insert allocates a
+	// string for the key.
+	reads  []*readGroup
 	writes map[string]*writeGroup
 }
 
@@ -63,6 +66,7 @@ func (b *bucket) lock(ep transport.Endpoint) {
 
 // readGroup is the searches of one key led by one client.
 type readGroup struct {
+	key     []byte       // the leader's key, unchanged while it searches
 	posts   atomic.Int64 // READs the leader has posted
 	leaf    atomic.Bool  // the leader has posted its READ of the leaf
 	waiters []*reader
@@ -80,12 +84,16 @@ type reader struct {
 // joinRead makes the caller the leader of key's searches (nil reader), a
 // waiter on the current leader, or, when the leader has already posted
 // its READ of the leaf (whose answer a later caller could not take), a
-// searcher on its own (nil group).
-func (t *localTable) joinRead(ep transport.Endpoint, key []byte) (*readGroup, *reader) {
+// searcher on its own (nil group). A leader's group is own, the caller's
+// to reuse once finishRead has ended it: waiters keep only their reader.
+func (t *localTable) joinRead(ep transport.Endpoint, key []byte, own *readGroup) (*readGroup, *reader) {
 	b := t.bucket(key)
 	b.lock(ep)
 	defer b.mu.Unlock()
-	if g := b.reads[string(key)]; g != nil {
+	for _, g := range b.reads {
+		if !bytes.Equal(g.key, key) {
+			continue
+		}
 		if g.leaf.Load() {
 			return nil, nil
 		}
@@ -93,12 +101,20 @@ func (t *localTable) joinRead(ep transport.Endpoint, key []byte) (*readGroup, *r
 		g.waiters = append(g.waiters, r)
 		return g, r
 	}
-	if b.reads == nil {
-		b.reads = map[string]*readGroup{}
+	own.key = key
+	own.posts.Store(0)
+	own.leaf.Store(false)
+	own.waiters = own.waiters[:0]
+	b.reads = append(b.reads, own)
+	return own, nil
+}
+
+// posted counts a READ the leader posts, saying whether it reads a leaf.
+func (g *readGroup) posted(leaf bool) {
+	g.posts.Add(1)
+	if leaf {
+		g.leaf.Store(true)
 	}
-	g := &readGroup{}
-	b.reads[string(key)] = g
-	return g, nil
 }
 
 // finishRead ends the leader's search: waiters that joined before READ
@@ -107,7 +123,14 @@ func (t *localTable) joinRead(ep transport.Endpoint, key []byte) (*readGroup, *r
 func (t *localTable) finishRead(ep transport.Endpoint, key []byte, g *readGroup, final int64, val []byte, found bool, err error) {
 	b := t.bucket(key)
 	b.lock(ep)
-	delete(b.reads, string(key))
+	for i, o := range b.reads {
+		if o == g {
+			last := len(b.reads) - 1
+			b.reads[i], b.reads[last] = b.reads[last], nil
+			b.reads = b.reads[:last]
+			break
+		}
+	}
 	waiters := g.waiters
 	b.mu.Unlock()
 	for _, r := range waiters {

@@ -38,7 +38,7 @@ func (c *client) Search(key []byte) ([]byte, bool, error) {
 	}
 	t := c.cn.table
 	for {
-		g, r := t.joinRead(c.ep, key)
+		g, r := t.joinRead(c.ep, key, &c.group)
 		if g == nil {
 			v, ok, _, err := c.search(key)
 			return v, ok, wrap("search", key, err)
@@ -56,14 +56,9 @@ func (c *client) Search(key []byte) ([]byte, bool, error) {
 		// READ confirming a cached slot, or the rest of a grown node,
 		// may follow it).
 		base := c.reads
-		c.readPost = func(leaf bool) {
-			g.posts.Add(1)
-			if leaf {
-				g.leaf.Store(true)
-			}
-		}
+		c.leading = g
 		v, ok, at, err := c.search(key)
-		c.readPost = nil
+		c.leading = nil
 		err = wrap("search", key, err)
 		t.finishRead(c.ep, key, g, at-base, v, ok, err)
 		return clone(v), ok, err

@@ -159,14 +159,18 @@ type client struct {
 	ll *leafLayout
 	// reads counts the READs the client has posted, numbering them.
 	reads int64
-	// readPost, when not nil, is called before every READ of an
-	// operation, saying whether it reads a leaf: read delegation numbers
-	// its leader's READs.
-	readPost func(leaf bool)
+	// leading, when not nil, is the read group whose search the client
+	// leads: read delegation numbers its leader's READs (readGroup.posted).
+	leading *readGroup
+	// group is the read group of the searches the client leads, reused
+	// from one to the next.
+	group readGroup
 	// scratch holds the READ buffers and key paths of the client's
 	// range queries, reused from one Scan to the next.
 	scratch  arena
 	scanBufs scanBufs
+	// nodeBuf is readNode's READ buffer, reused from one node to the next.
+	nodeBuf []byte
 }
 
 // newType is the type of the nodes an insert creates: the smallest, or

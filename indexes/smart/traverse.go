@@ -15,8 +15,8 @@ func (c *client) read(dst []byte, src transport.GAddr) error { return c.readOf(d
 
 func (c *client) readOf(dst []byte, src transport.GAddr, leaf bool) error {
 	c.reads++
-	if c.readPost != nil {
-		c.readPost(leaf)
+	if c.leading != nil {
+		c.leading.posted(leaf)
 	}
 	return c.ep.Read(dst, src)
 }
@@ -56,7 +56,12 @@ func (c *client) readNode(s uint64) (node, error) {
 	if t >= numTypes {
 		return node{}, fmt.Errorf("slot %#x names node type %d", s, t)
 	}
-	buf := make([]byte, nodeBytes)
+	// decodeNode copies the slots out, so the READ buffer is the client's
+	// to reuse.
+	if c.nodeBuf == nil {
+		c.nodeBuf = make([]byte, nodeBytes)
+	}
+	buf := c.nodeBuf
 	size := nodeReadBytes(t)
 	if err := c.read(buf[:size], a); err != nil {
 		return node{}, fmt.Errorf("reading node %v: %w", a, err)
