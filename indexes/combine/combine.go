@@ -44,6 +44,7 @@ package combine
 
 import (
 	"sync"
+	"unsafe"
 
 	"github.com/dmbench/dmbench/cost"
 	"github.com/dmbench/dmbench/transport"
@@ -56,7 +57,10 @@ type Table[R any] struct {
 	// read side's MAX_HOCL_HANDOVER of the artifact.
 	Window int
 
-	mu    sync.Mutex // never held across a verb or a Park
+	mu sync.Mutex // never held across a verb or a Park
+	// keys maps each busy key to its queue; a key's string shares the
+	// bytes of its queue's key (queue.name), so that the insertion
+	// nearly every operation makes allocates nothing.
 	keys  map[string]*queue[R]
 	sizes Sizes
 	// free holds queues of keys that went idle, for reuse: nearly every
@@ -67,6 +71,7 @@ type Table[R any] struct {
 
 // queue is one key's ticket queue.
 type queue[R any] struct {
+	key     []byte // the key, reused with the queue
 	tickets uint64 // tickets taken
 	covered uint64 // tickets served by finished rounds
 	snap    uint64 // tickets the round in flight covers, from its Snapshot
@@ -107,16 +112,17 @@ func (r *Round[R]) Snapshot() []byte {
 
 // Do runs op for key once for every operation of the round it joins. val
 // is a writer's value for the combining buffer (nil for reads). handed
-// reports that the result came from another operation's round.
-func (t *Table[R]) Do(ep transport.Endpoint, key string, val []byte, op func(*Round[R]) R) (res R, handed bool) {
+// reports that the result came from another operation's round. Do keeps
+// no reference to key once it returns.
+func (t *Table[R]) Do(ep transport.Endpoint, key []byte, val []byte, op func(*Round[R]) R) (res R, handed bool) {
 	t.mu.Lock()
 	if t.keys == nil {
 		t.keys = map[string]*queue[R]{}
 	}
-	q := t.keys[key]
+	q := t.keys[string(key)]
 	if q == nil {
-		q = t.newQueue()
-		t.keys[key] = q
+		q = t.newQueue(key)
+		t.keys[q.name()] = q
 	}
 	busy := q.tickets - q.covered
 	if t.Window > 0 && busy > uint64(t.Window) {
@@ -145,7 +151,7 @@ func (t *Table[R]) Do(ep transport.Endpoint, key string, val []byte, op func(*Ro
 		q.snap = 0
 		t.mu.Unlock()
 		ep.Compute(charge)
-		return t.win(ep, key, q, me, op), false
+		return t.win(ep, q, me, op), false
 	}
 	w := &waiter[R]{ep: ep, ticket: me}
 	q.waiters = append(q.waiters, w)
@@ -157,12 +163,12 @@ func (t *Table[R]) Do(ep transport.Endpoint, key string, val []byte, op func(*Ro
 	if w.served {
 		return w.res, true
 	}
-	return t.win(ep, key, q, me, op), false
+	return t.win(ep, q, me, op), false
 }
 
 // win runs op as the winner of a round and hands its result to the
 // operations the round covers.
-func (t *Table[R]) win(ep transport.Endpoint, key string, q *queue[R], me uint64, op func(*Round[R]) R) R {
+func (t *Table[R]) win(ep transport.Endpoint, q *queue[R], me uint64, op func(*Round[R]) R) R {
 	q.round = Round[R]{t: t, q: q}
 	res := op(&q.round)
 	t.mu.Lock()
@@ -190,7 +196,7 @@ func (t *Table[R]) win(ep transport.Endpoint, key string, q *queue[R], me uint64
 	if q.tickets == q.covered {
 		// Nobody holds q now: every waiter was served and returns its
 		// result without touching q again.
-		delete(t.keys, key)
+		delete(t.keys, q.name())
 		t.free = append(t.free, q)
 	}
 	t.mu.Unlock()
@@ -203,18 +209,24 @@ func (t *Table[R]) win(ep transport.Endpoint, key string, q *queue[R], me uint64
 	return res
 }
 
-// newQueue returns an empty queue, reusing an idle one. t.mu is held.
-func (t *Table[R]) newQueue() *queue[R] {
+// newQueue returns an empty queue of a copy of key, reusing an idle
+// queue and its key's bytes. t.mu is held.
+func (t *Table[R]) newQueue(key []byte) *queue[R] {
 	n := len(t.free)
 	if n == 0 {
-		return &queue[R]{}
+		return &queue[R]{key: append([]byte(nil), key...)}
 	}
 	q := t.free[n-1]
 	t.free[n-1] = nil
 	t.free = t.free[:n-1]
-	*q = queue[R]{waiters: q.waiters[:0]}
+	*q = queue[R]{key: append(q.key[:0], key...), waiters: q.waiters[:0]}
 	return q
 }
+
+// name is q's key as the string t.keys holds it, without a copy: the
+// bytes stay as they are while the entry exists, since a queue's key
+// changes only when newQueue reuses it, after win has deleted the entry.
+func (q *queue[R]) name() string { return unsafe.String(unsafe.SliceData(q.key), len(q.key)) }
 
 // Sizes returns the distribution of round sizes so far.
 func (t *Table[R]) Sizes() Sizes {

@@ -26,13 +26,13 @@ func TestRounds(t *testing.T) {
 		f.Go(1, i, func(ep transport.Endpoint) {
 			ep.Compute(int64(i)) // arrive in order
 			v := string(rune('a' + i))
-			writes.Do(ep, "k", []byte(v), func(r *Round[string]) string {
+			writes.Do(ep, []byte("k"), []byte(v), func(r *Round[string]) string {
 				w := string(r.Snapshot())
 				written = append(written, w)
 				ep.Compute(2000) // the remote write, after the cut
 				return w
 			})
-			reads.Do(ep, "k", nil, func(r *Round[int]) int {
+			reads.Do(ep, []byte("k"), nil, func(r *Round[int]) int {
 				if r.q == nil {
 					alone++
 				}

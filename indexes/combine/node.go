@@ -93,7 +93,7 @@ func (c *Client) Search(key []byte, search func() ([]byte, bool, error)) ([]byte
 	if c.node == nil {
 		return search()
 	}
-	r, handed := c.node.reads.Do(c.ep, string(key), nil, func(r *Round[found]) found {
+	r, handed := c.node.reads.Do(c.ep, key, nil, func(r *Round[found]) found {
 		c.read = r
 		defer func() { c.read = nil }()
 		val, ok, err := search()
@@ -113,7 +113,7 @@ func (c *Client) Write(kind WriteKind, key, val []byte, write func() error) erro
 	if c.node == nil {
 		return write()
 	}
-	k := string([]byte{byte(kind)}) + string(key)
+	k := append([]byte{byte(kind)}, key...)
 	err, _ := c.node.writes.Do(c.ep, k, append([]byte(nil), val...), func(r *Round[error]) error {
 		c.write = r
 		defer func() { c.write = nil }()

@@ -17,13 +17,16 @@ const regionName = "dmtree-fp"
 // the node the ring picks for the offset, cached copies on the others.
 // The lock word ends the primary table block (section 3.3).
 type collaborative struct {
-	g       *fpbtree.Geometry
-	ring    atomic.Pointer[ring]
-	base    map[transport.NodeID]transport.GAddr // region base per compute node; read-only after New
+	g    *fpbtree.Geometry
+	ring atomic.Pointer[ring]
+	// base and stripe are by NodeID, slices since every search looks
+	// one up: a compute node's region base and its index among compute
+	// nodes (-1 for a memory node). Read-only after New.
+	base    []transport.GAddr
+	stripe  []int
 	size    uint64
 	compute []transport.NodeID
-	stripe  map[transport.NodeID]int // node's index among compute nodes; read-only after New
-	next    []atomic.Uint64          // per compute node: next table of its stripe
+	next    []atomic.Uint64 // per compute node: next table of its stripe
 	tables  atomic.Uint64
 }
 
@@ -32,7 +35,11 @@ type collaborative struct {
 // wrote (fp_region_bytes is part of the superblock's identity, so their
 // size agrees).
 func newCollaborative(f transport.Fabric, g *fpbtree.Geometry, regionBytes uint64, vnodes int, attach bool) (*collaborative, error) {
-	p := &collaborative{g: g, size: regionBytes, base: map[transport.NodeID]transport.GAddr{}, stripe: map[transport.NodeID]int{}}
+	nodes := f.Config().NodeCount()
+	p := &collaborative{g: g, size: regionBytes, base: make([]transport.GAddr, nodes), stripe: make([]int, nodes)}
+	for n := range p.stripe {
+		p.stripe[n] = -1
+	}
 	p.compute = f.Config().ComputeNodeIDs()
 	p.next = make([]atomic.Uint64, len(p.compute))
 	for i, n := range p.compute {
@@ -66,8 +73,8 @@ func newCollaborative(f transport.Fabric, g *fpbtree.Geometry, regionBytes uint6
 // allocate without coordinating; the ring, not the allocator, decides the
 // primary.
 func (p *collaborative) NewTable(ep transport.Endpoint, _ transport.GAddr) (uint64, error) {
-	i, ok := p.stripe[ep.Node()]
-	if !ok {
+	i := p.stripeOf(ep.Node())
+	if i < 0 {
 		return 0, fmt.Errorf("new fingerprint table from node %d, not a compute node", ep.Node())
 	}
 	slot := p.next[i].Add(1) - 1
@@ -86,11 +93,18 @@ func (p *collaborative) Primary(_ transport.GAddr, fp uint64) (transport.GAddr, 
 
 // Copy is the same offset on the caller's node when it is not the primary.
 func (p *collaborative) Copy(n transport.NodeID, fp uint64) (transport.GAddr, bool) {
-	b, ok := p.base[n]
-	if !ok || p.ring.Load().lookup(fp) == n {
+	if p.stripeOf(n) < 0 || p.ring.Load().lookup(fp) == n {
 		return 0, false
 	}
-	return b.Add(fp), true
+	return p.base[n].Add(fp), true
+}
+
+// stripeOf is n's index among compute nodes, -1 when it is none.
+func (p *collaborative) stripeOf(n transport.NodeID) int {
+	if int(n) >= len(p.stripe) {
+		return -1
+	}
+	return p.stripe[n]
 }
 
 // Lock is the primary table block's last word.

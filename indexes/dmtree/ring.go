@@ -63,18 +63,21 @@ func mix(x uint64) uint64 {
 	return x ^ x>>31
 }
 
-// lookup returns the primary node of the table at offset off.
+// lookup returns the primary node of the table at offset off: the first
+// point whose hash is at least off's. Every search looks up its table's
+// primary, and the bisection written out compares in line, where
+// slices.BinarySearchFunc calls a function per step.
 func (r *ring) lookup(off uint64) transport.NodeID {
 	h := mix(off)
-	i, _ := slices.BinarySearchFunc(r.points, h, func(p point, h uint64) int {
-		switch {
-		case p.hash < h:
-			return -1
-		case p.hash > h:
-			return 1
+	i, j := 0, len(r.points)
+	for i < j {
+		m := int(uint(i+j) >> 1)
+		if r.points[m].hash < h {
+			i = m + 1
+		} else {
+			j = m
 		}
-		return 0
-	})
+	}
 	if i == len(r.points) {
 		i = 0
 	}

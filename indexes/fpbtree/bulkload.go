@@ -47,7 +47,7 @@ func (t *Tree) build(ep transport.Endpoint, kvs iter.Seq2[[]byte, []byte]) error
 		if cur == nil {
 			return nil
 		}
-		level = append(level, ientry{key: ikeyOf(cur.low), child: cur.addr, version: 1, fp: cur.fp})
+		level = append(level, entryOf(cur.low, cur.addr, 1, cur.fp))
 		return l.writeLeaf(cur, next)
 	}
 	start := func(low []byte) (*pendingLeaf, error) {
@@ -134,7 +134,7 @@ func (l *loader) internalLevels(ents []ientry) (transport.GAddr, error) {
 	for level := 1; ; level++ {
 		var nodes []*inode
 		for i := 0; i < len(ents); i += per {
-			n := &inode{version: 1, level: level, low: ents[i].key, high: ikeyOf(make([]byte, g.K)), ents: ents[i:min(i+per, len(ents))]}
+			n := &inode{version: 1, level: level, low: ikeyOf(ents[i].key), high: ikeyOf(make([]byte, g.K)), ents: ents[i:min(i+per, len(ents))]}
 			a, err := l.alloc.Alloc(l.ep, uint64(g.NodeSize), 64)
 			if err != nil {
 				return 0, err
@@ -155,7 +155,7 @@ func (l *loader) internalLevels(ents []ientry) (transport.GAddr, error) {
 			if err := l.ep.Write(n.addr, img); err != nil {
 				return 0, err
 			}
-			up = append(up, ientry{key: n.low, child: n.addr})
+			up = append(up, entryOf(n.low.b, n.addr, 0, 0))
 		}
 		if len(nodes) == 1 {
 			return nodes[0].addr, nil

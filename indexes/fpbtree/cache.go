@@ -29,20 +29,19 @@ func newNodeCache(budget uint64, nodeSize int) *nodeCache {
 	return &nodeCache{budget: budget, perNode: uint64(nodeSize)}
 }
 
-// lookup returns the cached bottom-level node covering key.
-func (c *nodeCache) lookup(key []byte) (*inode, bool) {
+// lookup returns the cached bottom-level node covering key k.
+func (c *nodeCache) lookup(k *ikey) (*inode, bool) {
 	c.lookups.Add(1)
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	k := ikeyOf(key)
-	r, i := c.byLow.floor(&k)
+	r, i := c.byLow.floor(k)
 	if r < 0 {
 		return nil, false
 	}
 	// The node starts at or before key; it covers key unless key reaches
 	// its high fence.
 	n := c.byLow.nodes[r][i].n
-	if !n.inf() && n.high.cmp(&k) <= 0 {
+	if !n.inf() && n.high.cmp(k) <= 0 {
 		return nil, false
 	}
 	c.hits.Add(1)

@@ -76,7 +76,8 @@ func TestNodeCacheModel(t *testing.T) {
 				if want != nil && !contains(want.low.b, want.high.b, want.inf(), lo) {
 					want = nil
 				}
-				if got, ok := c.lookup(lo); got != want || ok != (want != nil) {
+				k := ikeyOf(lo)
+				if got, ok := c.lookup(&k); got != want || ok != (want != nil) {
 					t.Fatalf("lookup %x: got %p %v, want %p", lo, got, ok, want)
 				}
 			}

@@ -241,30 +241,42 @@ const (
 	ihLow     = 32
 )
 
-// inode is a decoded internal node.
+// inode is a decoded internal node. The fields every cached search reads
+// (ents, flags and the high fence's prefix) come first, within the node's
+// first 40 bytes: one or two cachelines to miss on, not three.
 type inode struct {
+	ents    []ientry
+	flags   uint64
+	high    ikey
 	addr    transport.GAddr
 	version uint64
 	sibling transport.GAddr
 	level   int
-	flags   uint64
 	low     ikey
-	high    ikey
-	ents    []ientry
 }
 
 // ientry is one internal entry: the child's minimum key, address and, in
-// the bottom level, the leaf version and fingerprint-table pointer.
+// the bottom level, the leaf version and fingerprint-table pointer. Of
+// the key's prefix it keeps the first word, which orders hashed keys
+// unless they tie: 56 bytes an entry instead of 72, so that a search,
+// which is mostly cache misses on the entries it bisects (a sixth of
+// DMTree's CPU time), touches fewer cachelines.
 type ientry struct {
-	key     ikey
+	p0      uint64 // keyorder.Of(key)[0]
+	key     []byte
 	child   transport.GAddr
 	version uint64
 	fp      uint64
 }
 
-// ikey is a key of an internal node (a fence or an entry's key) with its
-// prefix: every operation searches a cached node's entries and checks its
-// fences, and comparing prefixes as integers is several times cheaper
+// entryOf is the internal entry of key, with its first prefix word.
+func entryOf(key []byte, child transport.GAddr, version, fp uint64) ientry {
+	return ientry{p0: keyorder.Of(key)[0], key: key, child: child, version: version, fp: fp}
+}
+
+// ikey is a fence of an internal node, or a key searched for, with its
+// prefix: every operation checks a cached node's fences and searches its
+// entries, and comparing prefixes as integers is several times cheaper
 // than bytes.Compare. Building one computes the prefix, so a key and its
 // prefix never disagree however nodes are decoded, split or merged.
 type ikey struct {
@@ -283,15 +295,6 @@ func (k *ikey) cmp(o *ikey) int {
 	return bytes.Compare(k.b, o.b)
 }
 
-// atMost is k.cmp(o) <= 0, decided by the first prefix words when they
-// differ, as they do between hashed keys.
-func (k *ikey) atMost(o *ikey) bool {
-	if k.p[0] != o.p[0] {
-		return k.p[0] < o.p[0]
-	}
-	return k.cmp(o) <= 0
-}
-
 func (n *inode) inf() bool { return n.flags&flagInf != 0 }
 
 func (g *Geometry) encodeNode(dst []byte, n *inode) {
@@ -305,7 +308,7 @@ func (g *Geometry) encodeNode(dst []byte, n *inode) {
 	copy(dst[ihLow+g.K:], n.high.b)
 	for i, e := range n.ents {
 		b := dst[g.IHdr+i*g.IEntry:]
-		copy(b, e.key.b)
+		copy(b, e.key)
 		binary.LittleEndian.PutUint64(b[g.K:], uint64(e.child))
 		binary.LittleEndian.PutUint64(b[g.K+8:], e.version)
 		binary.LittleEndian.PutUint64(b[g.K+16:], e.fp)
@@ -332,16 +335,12 @@ func (g *Geometry) decodeNode(b []byte, addr transport.GAddr) (*inode, bool) {
 		flags:   binary.LittleEndian.Uint64(b[ihFlags:]),
 		low:     ikeyOf(b[ihLow : ihLow+g.K : ihLow+g.K]),
 		high:    ikeyOf(b[ihLow+g.K : ihLow+2*g.K : ihLow+2*g.K]),
-		ents:    make([]ientry, cnt),
 	}
+	n.ents = make([]ientry, cnt)
 	for i := range n.ents {
 		e := b[g.IHdr+i*g.IEntry:]
-		n.ents[i] = ientry{
-			key:     ikeyOf(e[:g.K:g.K]),
-			child:   transport.GAddr(binary.LittleEndian.Uint64(e[g.K:])),
-			version: binary.LittleEndian.Uint64(e[g.K+8:]),
-			fp:      binary.LittleEndian.Uint64(e[g.K+16:]),
-		}
+		n.ents[i] = entryOf(e[:g.K:g.K], transport.GAddr(binary.LittleEndian.Uint64(e[g.K:])),
+			binary.LittleEndian.Uint64(e[g.K+8:]), binary.LittleEndian.Uint64(e[g.K+16:]))
 	}
 	return n, true
 }
@@ -353,10 +352,17 @@ func (g *Geometry) nodeLock(a transport.GAddr) transport.GAddr { return a.Add(ui
 // whose key is <= key; 0 when key precedes them all).
 func (n *inode) childFor(key []byte) int {
 	k := ikeyOf(key)
+	return n.childOf(&k)
+}
+
+// childOf is childFor of a key whose prefix the caller already has. The
+// first prefix words decide unless they tie, as they do between hashed
+// keys only by chance; then the whole keys do.
+func (n *inode) childOf(k *ikey) int {
 	lo, hi := 0, len(n.ents)
 	for lo < hi {
-		m := (lo + hi) / 2
-		if n.ents[m].key.atMost(&k) {
+		m := int(uint(lo+hi) >> 1)
+		if e := &n.ents[m]; e.p0 < k.p[0] || e.p0 == k.p[0] && bytes.Compare(e.key, k.b) <= 0 {
 			lo = m + 1
 		} else {
 			hi = m

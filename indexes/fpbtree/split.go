@@ -124,7 +124,7 @@ func (c *Client) split(r ref, tbl *Table, key, val []byte) error {
 	if err := c.ep.Write(r.leaf, img); err != nil {
 		return fmt.Errorf("rewrite split leaf %v: %w", r.leaf, err)
 	}
-	if err := c.insertInternal(1, r.parent, ientry{key: ikeyOf(splitKey), child: ra, version: 1, fp: rfp}, r.leaf, nv); err != nil {
+	if err := c.insertInternal(1, r.parent, entryOf(splitKey, ra, 1, rfp), r.leaf, nv); err != nil {
 		return err
 	}
 	r.version = nv
@@ -175,7 +175,7 @@ func (c *Client) insertInternal(level int, a transport.GAddr, e ientry, left tra
 	g := &c.t.G
 	for {
 		if a.IsNil() {
-			n, err := c.traverse(e.key.b, level)
+			n, err := c.traverse(e.key, level)
 			if err != nil {
 				return err
 			}
@@ -188,12 +188,12 @@ func (c *Client) insertInternal(level int, a transport.GAddr, e ientry, left tra
 		if err != nil {
 			return err
 		}
-		if !n.inf() && bytes.Compare(e.key.b, n.high.b) >= 0 || bytes.Compare(e.key.b, n.low.b) < 0 {
+		if !n.inf() && bytes.Compare(e.key, n.high.b) >= 0 || bytes.Compare(e.key, n.low.b) < 0 {
 			if err := c.unlockNode(a); err != nil {
 				return err
 			}
 			a = 0
-			if !n.inf() && bytes.Compare(e.key.b, n.high.b) >= 0 {
+			if !n.inf() && bytes.Compare(e.key, n.high.b) >= 0 {
 				a = n.sibling
 			}
 			continue
@@ -203,7 +203,7 @@ func (c *Client) insertInternal(level int, a transport.GAddr, e ientry, left tra
 				n.ents[j].version = leftVer
 			}
 		}
-		pos, dup := slices.BinarySearchFunc(n.ents, e.key.b, func(x ientry, k []byte) int { return bytes.Compare(x.key.b, k) })
+		pos, dup := slices.BinarySearchFunc(n.ents, e.key, func(x ientry, k []byte) int { return bytes.Compare(x.key, k) })
 		if dup {
 			n.ents[pos] = e
 		} else {
@@ -230,7 +230,7 @@ func (c *Client) splitNode(a transport.GAddr, n *inode) error {
 	g := &c.t.G
 	mid := len(n.ents) / 2
 	n2 := &inode{version: 1, level: n.level, sibling: n.sibling, flags: n.flags & flagInf,
-		low: n.ents[mid].key, high: n.high, ents: slices.Clone(n.ents[mid:])}
+		low: ikeyOf(n.ents[mid].key), high: n.high, ents: slices.Clone(n.ents[mid:])}
 	a2, err := c.alloc.Alloc(c.ep, uint64(g.NodeSize), 64)
 	if err != nil {
 		return fmt.Errorf("split internal node %v: %w", a, err)
@@ -263,7 +263,7 @@ func (c *Client) splitNode(a transport.GAddr, n *inode) error {
 	if root == a {
 		return nil
 	}
-	return c.insertInternal(n.level+1, 0, ientry{key: n2.low, child: a2}, a, 0)
+	return c.insertInternal(n.level+1, 0, entryOf(n2.low.b, a2, 0, 0), a, 0)
 }
 
 // newRoot grows the tree: a root above n and n2, swung in by CAS on the
@@ -272,7 +272,7 @@ func (c *Client) splitNode(a transport.GAddr, n *inode) error {
 func (c *Client) newRoot(a transport.GAddr, n, n2 *inode) error {
 	g := &c.t.G
 	nr := &inode{version: 1, level: n.level + 1, flags: flagInf, low: n.low, high: ikeyOf(make([]byte, g.K)),
-		ents: []ientry{{key: n.low, child: a}, {key: n2.low, child: n2.addr}}}
+		ents: []ientry{entryOf(n.low.b, a, 0, 0), entryOf(n2.low.b, n2.addr, 0, 0)}}
 	ra, err := c.alloc.Alloc(c.ep, uint64(g.NodeSize), 64)
 	if err != nil {
 		return fmt.Errorf("new root: %w", err)

@@ -51,9 +51,9 @@ type ref struct {
 // refAt is the ref of entry i of bottom-level node n.
 func refAt(n *inode, i int) ref {
 	e := n.ents[i]
-	r := ref{leaf: e.child, version: e.version, fp: e.fp, low: e.key.b, parent: n.addr}
+	r := ref{leaf: e.child, version: e.version, fp: e.fp, low: e.key, parent: n.addr}
 	if i+1 < len(n.ents) {
-		r.high = n.ents[i+1].key.b
+		r.high = n.ents[i+1].key
 	} else {
 		r.high, r.inf = n.high.b, n.inf()
 	}
@@ -120,11 +120,11 @@ func (c *Client) traverse(key []byte, level int) (*inode, error) {
 	}
 }
 
-// bottom returns the bottom-level node covering key: from the cache, or
-// by a remote traversal whose result is cached.
-func (c *Client) bottom(key []byte) (*inode, error) {
+// bottom returns the bottom-level node covering key, whose ikey is k:
+// from the cache, or by a remote traversal whose result is cached.
+func (c *Client) bottom(key []byte, k *ikey) (*inode, error) {
 	c.ep.Compute(cost.CacheLookup())
-	if n, ok := c.ns.cache.lookup(key); ok {
+	if n, ok := c.ns.cache.lookup(k); ok {
 		return n, nil
 	}
 	return c.refresh(key)
@@ -143,12 +143,13 @@ func (c *Client) refresh(key []byte) (*inode, error) {
 // locate returns the ref of the leaf covering key.
 func (c *Client) locate(key []byte) (ref, error) {
 	defer c.ep.SetStep(c.label(StepInternalCache))
-	n, err := c.bottom(key)
+	k := ikeyOf(key) // the cache's search and the node's share it
+	n, err := c.bottom(key, &k)
 	if err != nil {
 		return ref{}, err
 	}
 	c.ep.Compute(cost.NodeSearch(len(n.ents)))
-	return refAt(n, n.childFor(key)), nil
+	return refAt(n, n.childOf(&k)), nil
 }
 
 // resolve finds the leaf covering key after the leaf or table at r showed
