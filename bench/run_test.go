@@ -136,6 +136,29 @@ func (c searchCounter) Search(key []byte) ([]byte, bool, error) {
 	return c.Client.Search(key)
 }
 
+// warmupSearches bulk-loads the configuration's records, runs its warm-up
+// reads (readAll) with the index wrapped by wrap, and returns how many
+// searches each compute node made.
+func warmupSearches(t *testing.T, cfg Config, wrap func(*nodeSearches) indexes.Index) map[transport.NodeID]int {
+	t.Helper()
+	f, idx, err := Build(&cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	spy := &nodeSearches{Index: idx, n: map[transport.NodeID]int{}}
+	r := &runner{cfg: cfg, f: f, idx: wrap(spy)}
+	records, _ := cfg.Workload.Records()
+	if err := idx.BulkLoad(f.Setup(f.Config().ComputeNodeIDs()[0]), records); err != nil {
+		t.Fatal(err)
+	}
+	r.clients, _ = workloads.Cluster(cfg.ComputeNodes, cfg.Threads*cfg.Coroutines)
+	if err := r.readAll(); err != nil {
+		t.Fatal(err)
+	}
+	return spy.n
+}
+
 // warmupreadall=pernode has every compute node search every loaded record
 // once before the run, as the DMTree artifact's benchmarks warm each
 // server's cache; true searches each record once in the cluster.
@@ -152,26 +175,12 @@ func TestWarmupReadsEveryRecord(t *testing.T) {
 		if c.mode == "" && cfg.Workload.WarmupReadAll != workloads.ReadAllPerNode {
 			t.Fatalf("dmtree-search-only asks for warmupreadall=%s, want pernode (DMTree section 5.1 and its artifact)", cfg.Workload.WarmupReadAll)
 		}
-		f, idx, err := Build(&cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		spy := &nodeSearches{Index: idx, n: map[transport.NodeID]int{}}
-		r := &runner{cfg: cfg, f: f, idx: spy}
-		records, _ := cfg.Workload.Records()
-		if err := idx.BulkLoad(f.Setup(f.Config().ComputeNodeIDs()[0]), records); err != nil {
-			t.Fatal(err)
-		}
-		r.clients, _ = workloads.Cluster(cfg.ComputeNodes, cfg.Threads*cfg.Coroutines)
-		if err := r.readAll(); err != nil {
-			t.Fatal(err)
-		}
-		f.Close()
+		searches := warmupSearches(t, cfg, func(x *nodeSearches) indexes.Index { return x })
 		total := 0
-		for _, n := range f.Config().ComputeNodeIDs() {
-			total += spy.n[n]
-			if c.nodes == 2 && spy.n[n] != 5000 {
-				t.Errorf("warmupreadall=%s: compute node %d searched %d records, want all 5000", cfg.Workload.WarmupReadAll, n, spy.n[n])
+		for n, k := range searches {
+			total += k
+			if c.nodes == 2 && k != 5000 {
+				t.Errorf("warmupreadall=%s: compute node %d searched %d records, want all 5000", cfg.Workload.WarmupReadAll, n, k)
 			}
 		}
 		if total != c.nodes*5000 {
@@ -194,24 +203,9 @@ func TestUncachedSkipsPerNodeReads(t *testing.T) {
 		searches int
 	}{{"pernode", 0}, {"true", 5000}} {
 		cfg := smallConfig(t, "dmtree-search-only", workloads.Properties{"recordcount": "5000", "operationcount": "1000", "warmupreadall": c.mode})
-		f, idx, err := Build(&cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		spy := uncachedSearches{&nodeSearches{Index: idx, n: map[transport.NodeID]int{}}}
-		r := &runner{cfg: cfg, f: f, idx: spy}
-		records, _ := cfg.Workload.Records()
-		if err := idx.BulkLoad(f.Setup(f.Config().ComputeNodeIDs()[0]), records); err != nil {
-			t.Fatal(err)
-		}
-		r.clients, _ = workloads.Cluster(cfg.ComputeNodes, cfg.Threads*cfg.Coroutines)
-		if err := r.readAll(); err != nil {
-			t.Fatal(err)
-		}
-		f.Close()
 		total := 0
-		for _, n := range f.Config().ComputeNodeIDs() {
-			total += spy.n[n]
+		for _, k := range warmupSearches(t, cfg, func(x *nodeSearches) indexes.Index { return uncachedSearches{x} }) {
+			total += k
 		}
 		if total != c.searches {
 			t.Errorf("warmupreadall=%s of an uncached index: %d searches, want %d", c.mode, total, c.searches)
