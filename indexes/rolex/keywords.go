@@ -2,8 +2,9 @@ package rolex
 
 import (
 	"bytes"
-	"encoding/binary"
 	"math/bits"
+
+	"github.com/dmbench/dmbench/internal/keyorder"
 )
 
 // keyWords searches sorted keys of one size by integer compares. Every
@@ -37,14 +38,11 @@ func newKeyWords(keys []byte, size int) keyWords {
 	w := keyWords{keys: keys, size: size, words: make([]uint64, n)}
 	p := 0
 	if n > 0 {
-		first, last := keys[:size], keys[(n-1)*size:]
-		for p < size && first[p] == last[p] {
-			p++
-		}
+		p = keyorder.CommonPrefix(keys[:size], keys[(n-1)*size:])
 	}
 	w.prefix = keys[:p]
 	for i := range w.words {
-		w.words[i] = wordAt(keys[i*size:(i+1)*size], p)
+		w.words[i] = keyorder.Word(keys[i*size:(i+1)*size], p)
 	}
 	b := min(max(bits.Len(uint(n))-1, 1), maxTopBits)
 	w.shift = uint(64 - b)
@@ -61,15 +59,6 @@ func newKeyWords(keys []byte, size int) keyWords {
 	return w
 }
 
-// wordAt is key's 8 bytes from off, big-endian, zero padded past its end.
-func wordAt(key []byte, off int) uint64 {
-	var b [8]byte
-	if off < len(key) {
-		copy(b[:], key[off:])
-	}
-	return binary.BigEndian.Uint64(b[:])
-}
-
 // probe is a key to compare with the keys: side is -1 or +1 when it
 // orders below or above all of them by their shared prefix, 0 when it
 // starts with that prefix; word is then its word.
@@ -82,7 +71,7 @@ type probe struct {
 func (w *keyWords) probe(key []byte) probe {
 	p := probe{key: key, side: bytes.Compare(key[:min(len(key), len(w.prefix))], w.prefix)}
 	if p.side == 0 {
-		p.word = wordAt(key, len(w.prefix))
+		p.word = keyorder.Word(key, len(w.prefix))
 	}
 	return p
 }

@@ -27,18 +27,33 @@ type Prefix [Words]uint64
 // Of is key's prefix.
 func Of(key []byte) Prefix {
 	var p Prefix
-	if len(key) >= 8*Words {
-		for i := range p {
-			p[i] = binary.BigEndian.Uint64(key[8*i:])
-		}
-		return p
-	}
-	var b [8 * Words]byte
-	copy(b[:], key)
 	for i := range p {
-		p[i] = binary.BigEndian.Uint64(b[8*i:])
+		p[i] = Word(key, 8*i)
 	}
 	return p
+}
+
+// Word is key's 8 bytes from off as a big-endian word, zero padded past
+// key's end: two keys equal before off whose words differ order as their
+// words do.
+func Word(key []byte, off int) uint64 {
+	if len(key) >= off+8 {
+		return binary.BigEndian.Uint64(key[off:])
+	}
+	var b [8]byte
+	if off < len(key) {
+		copy(b[:], key[off:])
+	}
+	return binary.BigEndian.Uint64(b[:])
+}
+
+// CommonPrefix is the length of the longest common prefix of a and b.
+func CommonPrefix(a, b []byte) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
 }
 
 // Compare is -1, 0 or +1 as p orders before, level with, or after q.

@@ -2,7 +2,6 @@ package inner
 
 import (
 	"bytes"
-	"encoding/binary"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -62,9 +61,9 @@ func newCachedNode(l *Layout, addr transport.GAddr, image []byte) *CachedNode {
 		// every key the node holds or covers shares the prefix the low
 		// fence has in common with the high one and all the keys.
 		low := l.Low(img)
-		shared := commonPrefix(low, l.High(img))
+		shared := keyorder.CommonPrefix(low, l.High(img))
 		for i := range Count(img) {
-			shared = min(shared, commonPrefix(low, l.innerKey(img, i)))
+			shared = min(shared, keyorder.CommonPrefix(low, l.innerKey(img, i)))
 		}
 		n.off = min(shared&^7, max(l.KeySize-8, 0))
 	}
@@ -72,34 +71,12 @@ func newCachedNode(l *Layout, addr transport.GAddr, image []byte) *CachedNode {
 	words := make([]uint64, 2*count+1)
 	n.seps, n.kids = words[:count:count], words[count:]
 	for i := range count {
-		n.seps[i] = wordAt(l.innerKey(img, i), n.off)
+		n.seps[i] = keyorder.Word(l.innerKey(img, i), n.off)
 	}
 	for i := range n.kids {
 		n.kids[i] = uint64(l.InnerChild(img, i))
 	}
 	return n
-}
-
-// commonPrefix is the length of the longest common prefix of a and b.
-func commonPrefix(a, b []byte) int {
-	n := 0
-	for n < len(a) && n < len(b) && a[n] == b[n] {
-		n++
-	}
-	return n
-}
-
-// wordAt is k's big-endian word at byte off, zero padded past k's end:
-// two keys equal before off whose words differ order as the words do.
-func wordAt(k []byte, off int) uint64 {
-	if len(k) >= off+8 {
-		return binary.BigEndian.Uint64(k[off:])
-	}
-	var b [8]byte
-	if off < len(k) {
-		copy(b[:], k[off:])
-	}
-	return binary.BigEndian.Uint64(b[:])
 }
 
 // coversFrom reports whether n covers key, of prefix kp, which is at or
@@ -118,7 +95,7 @@ func (n *CachedNode) coversFrom(l *Layout, kp keyorder.Prefix, key []byte) bool 
 // at off of a covered key and of n's keys order them unless they tie, as
 // every byte before off is the same in all of them.
 func (n *CachedNode) childIndex(l *Layout, key []byte) int {
-	w := wordAt(key, n.off)
+	w := keyorder.Word(key, n.off)
 	lo, hi := 0, len(n.seps)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
