@@ -62,6 +62,11 @@ type Config struct {
 	// whose compute nodes are processes of their own (dmbench
 	// computenode, tcp fabric). Left out of the JSON when nil, as Verbs.
 	Process *Process `json:",omitempty"`
+
+	// searchEveryNode, in tests, has every compute node of a per-node
+	// warm-up search for itself, never copying another's caches
+	// (indexes.CacheCopier): what the copy must equal.
+	searchEveryNode bool
 }
 
 // Process is where a compute-node process meets the others of its run.

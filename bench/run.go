@@ -323,7 +323,8 @@ func (r *runner) began(now int64) int64 {
 // search every record (with partitioned keys, the records of its own
 // partition) through a setup endpoint, outside virtual time; an index that
 // caches nothing (indexes.Uncached) would be left as it was, so it reads
-// nothing. The artifact
+// nothing, and one that can copy what a node learned (indexes.CacheCopier)
+// has the first node search and the others copy it. The artifact
 // runs 72 threads per server, each over its own run of records; what a
 // server's caches hold afterwards does not depend on which thread read a
 // record (DMTree's Figure 11 at small scale gave the same claims and
@@ -343,9 +344,18 @@ func (r *runner) readAll() error {
 		if u, ok := r.idx.(indexes.Uncached); ok && u.Uncached() {
 			return r.proc.barrier("read-all") // the searches would change nothing
 		}
+		copier, _ := r.idx.(indexes.CacheCopier)
+		if parts != nil || r.cfg.searchEveryNode {
+			copier = nil // each node reads its own partition
+		}
+		var searched transport.NodeID // the node that searched, when warm
+		warm := false
 		for n, id := range ids {
 			if parts != nil && n >= len(parts) || !r.proc.runs(n) {
 				continue // a spare reads nothing: it owns no keys yet
+			}
+			if copier != nil && warm && copier.CopyCaches(searched, id) {
+				continue
 			}
 			idx := r.idx.NewClient(r.f.Setup(id))
 			for rec := range w.RecordCount {
@@ -357,6 +367,7 @@ func (r *runner) readAll() error {
 					return fmt.Errorf("%s warm-up search of key %x on compute node %d: %w", c.Index, key, n, err)
 				}
 			}
+			searched, warm = id, true
 		}
 		return r.proc.barrier("read-all")
 	}

@@ -1,0 +1,79 @@
+package bench
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/dmbench/dmbench/indexes"
+	_ "github.com/dmbench/dmbench/indexes/all"
+	"github.com/dmbench/dmbench/workloads"
+)
+
+// A per-node warm-up that copies one compute node's caches to the others
+// (indexes.CacheCopier) gives the run every compute node searching for
+// itself would: the same result, event hash, cache counters and all, for
+// every index that copies, with caches that evict and caches that do not,
+// for searches, writes under skew and scans.
+func TestCacheCopyIsExact(t *testing.T) {
+	runs := []struct {
+		workload string
+		props    workloads.Properties
+		cache    uint64
+	}{
+		{"dmtree-search-only", nil, 48 << 10},
+		{"dmtree-ycsb-a", workloads.Properties{"requestdistribution": "zipfian"}, 16 << 20},
+		{"dmtree-ycsb-e", nil, 256 << 10},
+	}
+	copiers := 0
+	for _, name := range indexes.Names() {
+		for _, run := range runs {
+			props := workloads.Properties{"recordcount": "4000", "operationcount": "2000", "warmupoperationcount": "200"}
+			for k, v := range run.props {
+				props[k] = v
+			}
+			c := smallConfig(t, run.workload, props)
+			c.Index, c.ComputeNodes, c.Threads, c.CacheBytes = name, 3, 2, run.cache
+			if !copies(t, c) {
+				break
+			}
+			if run.workload == runs[0].workload {
+				copiers++
+			}
+			copied := resultJSON(t, c)
+			c.searchEveryNode = true
+			if searched := resultJSON(t, c); copied != searched {
+				t.Errorf("%s, %s, %d B cache: the run after copying caches differs from the run after every node searched:\ncopied   %s\nsearched %s", name, run.workload, run.cache, copied, searched)
+			}
+		}
+	}
+	if copiers == 0 {
+		t.Error("no registered index copies its caches")
+	}
+}
+
+// copies reports whether c's index copies caches.
+func copies(t *testing.T, c Config) bool {
+	t.Helper()
+	f, idx, err := Build(&c)
+	if err != nil {
+		t.Fatalf("%s: %v", c.Index, err)
+	}
+	defer f.Close()
+	_, ok := idx.(indexes.CacheCopier)
+	return ok
+}
+
+// resultJSON runs c and returns its result without the wall times.
+func resultJSON(t *testing.T, c Config) string {
+	t.Helper()
+	res, err := Run(c)
+	if err != nil {
+		t.Fatalf("%s, %s: %v", c.Index, c.Workload.Name, err)
+	}
+	res.WallS, res.LoadWallS, res.WarmupWallS = 0, 0, 0
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
