@@ -38,6 +38,7 @@ func TestCacheCopyIsExact(t *testing.T) {
 			}
 			if run.workload == runs[0].workload {
 				copiers++
+				t.Logf("%s copies its caches", name)
 			}
 			copied := resultJSON(t, c)
 			c.searchEveryNode = true

@@ -354,8 +354,14 @@ func (r *runner) readAll() error {
 			if parts != nil && n >= len(parts) || !r.proc.runs(n) {
 				continue // a spare reads nothing: it owns no keys yet
 			}
-			if copier != nil && warm && copier.CopyCaches(searched, id) {
-				continue
+			if copier != nil && warm {
+				copied, err := copier.CopyCaches(searched, id)
+				if err != nil {
+					return fmt.Errorf("%s warm-up: copy compute node %d's caches to compute node %d: %w", c.Index, searched, id, err)
+				}
+				if copied {
+					continue
+				}
 			}
 			idx := r.idx.NewClient(r.f.Setup(id))
 			for rec := range w.RecordCount {

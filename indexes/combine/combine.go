@@ -234,3 +234,10 @@ func (t *Table[R]) Sizes() Sizes {
 	defer t.mu.Unlock()
 	return t.sizes.clone()
 }
+
+// setSizes replaces the distribution (Nodes.CopyCounts).
+func (t *Table[R]) setSizes(s Sizes) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.sizes = s
+}

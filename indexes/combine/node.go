@@ -60,6 +60,18 @@ func (ns Nodes) Sizes() (reads, writes Sizes) {
 	return reads, writes
 }
 
+// CopyCounts gives compute node to the round counts of compute node from,
+// for an index that copies what one node's warm-up searches did to the
+// others (indexes.CacheCopier); both nodes' queues are idle then.
+func (ns Nodes) CopyCounts(from, to transport.NodeID) {
+	if ns == nil {
+		return
+	}
+	f, t := ns[from], ns[to]
+	t.reads.setSizes(f.reads.Sizes())
+	t.writes.setSizes(f.writes.Sizes())
+}
+
 // WriteKind keeps the writes of one key in two queues: an update of an
 // absent key fails where an insert adds it, so neither may take the
 // other's result.

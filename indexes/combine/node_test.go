@@ -60,3 +60,33 @@ func TestNodes(t *testing.T) {
 		}
 	}
 }
+
+// CopyCounts gives a node the round counts of another, as if it had run
+// the same operations; the source keeps its own.
+func TestCopyCounts(t *testing.T) {
+	cfg := transport.Config{ComputeNodes: 2, MemoryNodes: 1, Threads: 1, MemoryCores: 1, ComputeCores: 1, MemoryBytes: 1 << 20}
+	f, err := sim.New(cfg, sim.CX6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ns := NewNodes(cfg, ReadWindow)
+	ids := cfg.ComputeNodeIDs()
+	f.Go(ids[0], 0, func(ep transport.Endpoint) {
+		c := ns.Client(ep)
+		for range 3 {
+			if _, _, err := c.Search([]byte("k"), func() ([]byte, bool, error) { return nil, false, nil }); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+	if err := f.Run(); err != nil {
+		t.Fatal(err)
+	}
+	ns.CopyCounts(ids[0], ids[1])
+	for _, n := range ids {
+		if got := ns[n].reads.Sizes(); got.Rounds() != 3 || got.Ops() != 3 {
+			t.Errorf("node %d: %d read rounds of %d ops after the copy; want 3 and 3", n, got.Rounds(), got.Ops())
+		}
+	}
+}

@@ -92,6 +92,22 @@ func (d *DMTree) Info() indexes.Info {
 	return in
 }
 
+// CopyCaches gives compute node to what a search of every record left on
+// compute node from (indexes.CacheCopier): the tree's cache and counts,
+// and the fingerprint-table copies the searches stored in to's region.
+func (d *DMTree) CopyCaches(from, to transport.NodeID) (bool, error) {
+	if _, err := d.Tree.CopyCaches(from, to); err != nil {
+		return false, err
+	}
+	if d.collab == nil {
+		return true, nil
+	}
+	if err := d.collab.copyTables(from, to); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
 // PrimaryNode is the compute node holding the primary table at offset fp
 // (for tests and tools; 0 and false for variants without one).
 func (d *DMTree) PrimaryNode(fp uint64) (transport.NodeID, bool) {

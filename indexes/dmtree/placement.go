@@ -2,6 +2,7 @@ package dmtree
 
 import (
 	"fmt"
+	"slices"
 	"sync/atomic"
 
 	"github.com/dmbench/dmbench/indexes/fpbtree"
@@ -17,6 +18,7 @@ const regionName = "dmtree-fp"
 // the node the ring picks for the offset, cached copies on the others.
 // The lock word ends the primary table block (section 3.3).
 type collaborative struct {
+	f    transport.Fabric
 	g    *fpbtree.Geometry
 	ring atomic.Pointer[ring]
 	// base and stripe are by NodeID, slices since every search looks
@@ -36,7 +38,7 @@ type collaborative struct {
 // size agrees).
 func newCollaborative(f transport.Fabric, g *fpbtree.Geometry, regionBytes uint64, vnodes int, attach bool) (*collaborative, error) {
 	nodes := f.Config().NodeCount()
-	p := &collaborative{g: g, size: regionBytes, base: make([]transport.GAddr, nodes), stripe: make([]int, nodes)}
+	p := &collaborative{f: f, g: g, size: regionBytes, base: make([]transport.GAddr, nodes), stripe: make([]int, nodes)}
 	for n := range p.stripe {
 		p.stripe[n] = -1
 	}
@@ -111,6 +113,40 @@ func (p *collaborative) stripeOf(n transport.NodeID) int {
 func (p *collaborative) Lock(leaf transport.GAddr, fp uint64) (transport.GAddr, error) {
 	a, err := p.Primary(leaf, fp)
 	return a.Add(uint64(p.g.LockOffset())), err
+}
+
+// copyTables gives compute node to the table copies compute node from's
+// searches of every record stored (searchTable, storeCopy), through a
+// setup endpoint: a search stores a copy of its leaf's table on its node
+// unless the node is the table's primary. So to gets the copy from holds
+// of each table neither is primary for, and a copy of each table from is
+// primary for whose leaf holds a record (a search of every record visits
+// exactly those leaves); of the tables it is primary for, none.
+func (p *collaborative) copyTables(from, to transport.NodeID) error {
+	ep := p.f.Setup(to)
+	r := p.ring.Load()
+	buf := make([]byte, p.g.Table-8) // a copy leaves out the lock word
+	stride := uint64(len(p.compute))
+	for i := range p.compute {
+		for slot := uint64(1); slot < p.next[i].Load(); slot++ {
+			fp := (slot*stride + uint64(i)) * uint64(p.g.TableRun)
+			primary := r.lookup(fp)
+			if primary == to {
+				continue
+			}
+			if err := ep.Read(buf, p.base[from].Add(fp)); err != nil {
+				return fmt.Errorf("read fingerprint table %d on compute node %d: %w", fp, from, err)
+			}
+			t, ok := p.g.DecodeTable(buf)
+			if !ok || primary == from && !slices.ContainsFunc(t.FPs, func(fp byte) bool { return fp != 0 }) {
+				continue
+			}
+			if err := ep.Write(p.base[to].Add(fp), buf); err != nil {
+				return fmt.Errorf("write fingerprint table copy %d on compute node %d: %w", fp, to, err)
+			}
+		}
+	}
+	return nil
 }
 
 // bytes is the primary tables' footprint over all compute nodes.

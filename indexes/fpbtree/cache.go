@@ -2,6 +2,7 @@ package fpbtree
 
 import (
 	"bytes"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -85,6 +86,19 @@ func (c *nodeCache) put(n *inode) {
 	if cap(c.fifo) > 4*len(c.fifo)+64 {
 		c.fifo = append([]*inode(nil), c.fifo...)
 	}
+}
+
+// clone is a copy of c for another compute node: the same nodes in the
+// same runs and FIFO order, the same budget and counters. The nodes are
+// shared: a cached node never changes after put (every writer changes a
+// node it read afresh and puts that).
+func (c *nodeCache) clone() *nodeCache {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	d := &nodeCache{byLow: c.byLow.Clone(), fifo: slices.Clone(c.fifo), bytes: c.bytes, budget: c.budget, perNode: c.perNode}
+	d.hits.Store(c.hits.Load())
+	d.lookups.Store(c.lookups.Load())
+	return d
 }
 
 // size is the cache's footprint in bytes.

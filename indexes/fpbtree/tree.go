@@ -120,6 +120,17 @@ func (t *Tree) Info() indexes.Info {
 	}
 }
 
+// CopyCaches gives compute node to compute node from's cache of
+// bottom-level nodes and its combining counts (indexes.CacheCopier): a
+// search changes nothing else, and the bulk load caches nothing. With a
+// placement that keeps table copies on compute nodes (DMTree), the
+// searches also stored those; package dmtree copies them.
+func (t *Tree) CopyCaches(from, to transport.NodeID) (bool, error) {
+	t.nodes[to].cache = t.nodes[from].cache.clone()
+	t.comb.CopyCounts(from, to)
+	return true, nil
+}
+
 // NewClient makes a client for one coroutine.
 func (t *Tree) NewClient(ep transport.Endpoint) indexes.Client { return t.Client(ep) }
 

@@ -166,6 +166,18 @@ func (x *Runs[V]) Put(k Key, v V, tie Tie[V]) (old V, replaced bool) {
 	return old, false
 }
 
+// Clone is a copy of x that shares no slice with it; the values
+// themselves are copied as V copies (a pointer is shared). A compute
+// node's cache copied to another (indexes.CacheCopier) keeps its runs as
+// they were split, so the copy is x item for item and run for run.
+func (x *Runs[V]) Clone() Runs[V] {
+	c := Runs[V]{firsts: slices.Clone(x.firsts), runs: make([][]item[V], len(x.runs)), n: x.n}
+	for r, run := range x.runs {
+		c.runs[r] = slices.Clone(run)
+	}
+	return c
+}
+
 // Delete removes the value at p.
 func (x *Runs[V]) Delete(p Pos) {
 	x.n--

@@ -3,6 +3,7 @@ package keyorder
 import (
 	"bytes"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 )
@@ -108,4 +109,31 @@ func btoi(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// A clone holds the same values in the same runs, and changing either
+// leaves the other as it was.
+func TestRunsClone(t *testing.T) {
+	var x Runs[int]
+	key := func(i int) Key { return Key{P: Prefix{uint64(i)}} }
+	tie := func(i int) Tie[int] { return func(v int) int { return v - i } }
+	for i := range 500 {
+		x.Put(key(i*2), i*2, tie(i*2))
+	}
+	c := x.Clone()
+	if !reflect.DeepEqual(c, x) {
+		t.Fatal("the clone differs from its original")
+	}
+	c.Put(key(1), 1, tie(1))
+	p, _ := c.Min()
+	c.Delete(p)
+	if x.Len() != 500 || c.Len() != 500 {
+		t.Fatalf("after changing the clone: original %d values, clone %d; want 500 each", x.Len(), c.Len())
+	}
+	if p, ok := x.Find(key(0), tie(0)); !ok || x.At(p) != 0 {
+		t.Error("deleting from the clone deleted from the original")
+	}
+	if _, ok := x.Find(key(1), tie(1)); ok {
+		t.Error("putting into the clone put into the original")
+	}
 }
