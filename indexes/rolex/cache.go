@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -69,6 +70,34 @@ func (st *nodeState) bytes() uint64 {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	return b + uint64(st.n)*(8+uint64(st.keyBytes))
+}
+
+// CopyCaches gives compute node to what compute node from's searches
+// built (indexes.CacheCopier): its model, the synonym chains it has seen
+// with their byte count, and its combining round counts (the write
+// rounds too, which both nodes started with alike). A search changes
+// nothing else: it only READs, draws nothing at random and
+// allocates nothing (the bulk load's allocator state on the loading node
+// is not copied), and the bulk load left every node's cache empty
+// (Rolex.load resets them). Node to thus ends as the same searches from
+// its own, equal, start would have left it: they would have READ the same
+// model from the model region and the same chains from the leaves. The
+// model and each chain's address and first-key slices are shared, as
+// nothing changes them once cached (setChain stores a new chainInfo,
+// which insert builds from clones); the slice of chains is copied, since
+// setChain writes into it. The fetch mutex is not copied: it is taken
+// only while the node has no model.
+func (x *Rolex) CopyCaches(from, to transport.NodeID) (bool, error) {
+	src, dst := x.nodes[from], x.nodes[to]
+	src.mu.Lock()
+	syn, n := slices.Clone(src.syn), src.n
+	src.mu.Unlock()
+	dst.m.Store(src.m.Load())
+	dst.mu.Lock()
+	dst.syn, dst.n = syn, n
+	dst.mu.Unlock()
+	x.comb.CopyCounts(from, to)
+	return true, nil
 }
 
 // chain returns what is cached of leaf i's synonym chain.

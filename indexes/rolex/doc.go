@@ -130,6 +130,8 @@
 // single process. What stays in Go is per compute node: its copy of the
 // model and the synonym chains it has seen, checked against the synonym
 // pointers of every leaf it reads, and the allocator's current chunk.
+// What searches build of it, the model and the chains, Rolex.CopyCaches
+// copies from one compute node to another (indexes.CacheCopier).
 // Info's MemoryBytes counts the leaf arrays and model region at the
 // building node and the synonym leaves each instance allocated, so a
 // split run's footprint is the sum over its compute nodes' instances.
