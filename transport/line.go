@@ -36,3 +36,22 @@ func (l *Line) Touch(ep Endpoint) {
 	l.mu.Unlock()
 	ep.Compute(end - now)
 }
+
+// CopyTo makes dst the line that touches by compute node n's cores would
+// have left, where l is what the same touches by another compute node's
+// cores left: held by the same thread, of n, and free at the same time.
+// An index that gives one compute node what another learned
+// (indexes.CacheCopier) copies the node's lines so: a plain copy would
+// leave the line held by a core of the other node, and the first touch
+// by the holding thread of n would pay a transfer it would not have paid.
+func (l *Line) CopyTo(dst *Line, n NodeID) {
+	l.mu.Lock()
+	owner, held, free := l.owner, l.held, l.free
+	l.mu.Unlock()
+	if held {
+		owner.node = n
+	}
+	dst.mu.Lock()
+	dst.owner, dst.held, dst.free = owner, held, free
+	dst.mu.Unlock()
+}

@@ -189,7 +189,8 @@
 //     Env.CacheBytes per compute node (the artifact caches the level-1
 //     nodes, 600 MB by default); a warm search makes the one level-1
 //     lookup either way. New roots are learned lazily by re-reading the
-//     root pointer, not broadcast by RPC. Both as in package sherman.
+//     root pointer, not broadcast by RPC. Both as in package sherman, as
+//     is copying them from one compute node to another (CopyCaches).
 //   - Scans take a count, not a key range, and read only the items of the
 //     entries they return; the artifact's FIXME of a point search for
 //     every integer key missing from [from, to) is left out.

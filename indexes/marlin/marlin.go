@@ -76,6 +76,13 @@ func (x *Index) Info() indexes.Info {
 	return info
 }
 
+// CopyCaches gives compute node to the index cache and root that compute
+// node from's searches built (indexes.CacheCopier; inner.Tree.CopyCache
+// says why that is exact): a Marlin compute node keeps nothing else.
+func (x *Index) CopyCaches(from, to transport.NodeID) (bool, error) {
+	return x.tree.CopyCache(from, to), nil
+}
+
 // NewClient makes a client for one coroutine.
 func (x *Index) NewClient(ep transport.Endpoint) indexes.Client {
 	return indexes.Checked("marlin", x.l.KeySize, x.l.valSize, x.newClient(ep))

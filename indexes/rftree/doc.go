@@ -25,7 +25,9 @@
 //     resolved to positions in the copy. It is immutable; a refresh READs
 //     the search layer again, builds a new copy beside the old one and
 //     swaps a pointer (copy-on-write), so readers never wait. An empty SLC
-//     is built by the first operation of the compute node.
+//     is built by the first operation of the compute node. Another
+//     compute node can take one over, shared, with its counts
+//     (CopyCaches).
 //   - Data layer (datanode.go): sorted data nodes with fences and right
 //     sibling pointers, placed on the memory nodes round-robin (the
 //     allocator's chunks), never cached. Each carries a CRC32-C checksum

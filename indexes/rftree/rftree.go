@@ -214,6 +214,25 @@ func (x *Index) Info() indexes.Info {
 	return info
 }
 
+// CopyCaches gives compute node to what compute node from's searches
+// built (indexes.CacheCopier): its SLC, with the count of versions built
+// that numbers the next one and the refresh, hit and lookup counts. A
+// search changes nothing else of its compute node (the allocator, chunk
+// and free list serve writers), draws no randomness and writes no memory,
+// and an SLC is built from the search layer alone, so from's searches
+// would have left to, which started as from did (a bulk load drops every
+// SLC), the same. The SLC snapshot is shared: it is never written once
+// built, and a refresh swaps in a new one.
+func (x *Index) CopyCaches(from, to transport.NodeID) (bool, error) {
+	src, dst := x.cn(from), x.cn(to)
+	dst.slc.Store(src.slc.Load())
+	dst.versions.Store(src.versions.Load())
+	dst.refreshes.Store(src.refreshes.Load())
+	dst.hits.Store(src.hits.Load())
+	dst.lookups.Store(src.lookups.Load())
+	return true, nil
+}
+
 // NewClient makes a client for one coroutine.
 func (x *Index) NewClient(ep transport.Endpoint) indexes.Client {
 	return indexes.Checked("rftree", x.l.keySize, x.l.valSize, x.newClient(ep))

@@ -16,16 +16,17 @@
 // its level, fence keys and a right-sibling pointer; leaves are unsorted
 // (an entry is written in place, never shifted), internal nodes sorted.
 // The root pointer lives in the meta area of memory node 0. Compute nodes
-// cache internal nodes, never leaves. Writers lock a node through a lock
-// word in a per-memory-node lock table on the NIC's on-chip memory,
-// behind a per-compute-node local lock with hand-over (hocl.go). A leaf
-// write is CAS, READ, then the entry's WRITE and the unlock WRITE in one
-// doorbell batch (leaf.go). Full leaves split (split.go). The internal
-// levels (node header and internal nodes, the index cache, traversal,
-// separator insertion, internal-node splits and new roots, bulk loading
-// of the levels above the leaves) are package indexes/internal/inner,
-// which Marlin shares; this package gives it Sherman's read checks, locks
-// and node seal (read.go, split.go).
+// cache internal nodes, never leaves; what one learned by searching can
+// be copied to another (CopyCaches), except in P-Sherman. Writers lock a
+// node through a lock word in a per-memory-node lock table on the NIC's
+// on-chip memory, behind a per-compute-node local lock with hand-over
+// (hocl.go). A leaf write is CAS, READ, then the entry's WRITE and the
+// unlock WRITE in one doorbell batch (leaf.go). Full leaves split
+// (split.go). The internal levels (node header and internal nodes, the
+// index cache, traversal, separator insertion, internal-node splits and
+// new roots, bulk loading of the levels above the leaves) are package
+// indexes/internal/inner, which Marlin shares; this package gives it
+// Sherman's read checks, locks and node seal (read.go, split.go).
 //
 // # Node layout (8-byte keys K and values V, 1 KB nodes)
 //

@@ -168,6 +168,16 @@ func (x *Index) Info() indexes.Info {
 	return info
 }
 
+// CopyCaches gives compute node to the index cache and root that compute
+// node from's searches built (indexes.CacheCopier; inner.Tree.CopyCache
+// says why that is exact). Nothing else of a compute node changes when it
+// searches: its lock tables serve writers. P-Sherman copies nothing: a
+// search there depends on whose partition a node lies in, and a compute
+// node searches only its own keys.
+func (x *Index) CopyCaches(from, to transport.NodeID) (bool, error) {
+	return x.parts == nil && x.tree.CopyCache(from, to), nil
+}
+
 // effectiveParams are the parameters as they took effect: lock_bytes
 // capped by the device region, and onchip false on a fabric without one
 // (its Config.DeviceBytes is 0).

@@ -2,6 +2,7 @@ package smart
 
 import (
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -157,6 +158,68 @@ func newRadixCache(budget uint64) *radixCache {
 		c.micro[i].Kind = transport.LockTicket
 	}
 	return c
+}
+
+// copyFrom makes c, the unused cache of compute node n, what it would be
+// had n run the searches that built src. Copies are copied afresh, as a
+// copy's chain link and gone flag change while it is cached; they are
+// queued in src's FIFO order, gone ones included (popping one still
+// costs a line), at the same positions, and filed under the same chains
+// in the same order, which are rebuilt from the queue rather than by
+// ranging over src's maps, so no map order leaks in. The filter, byte
+// count, ticket counter and hit and lookup counters are copied by value,
+// and the two lines moved to n's cores (transport.Line.CopyTo); their
+// free time is n's too, as the warm-up's searches all run outside
+// virtual time, at one instant. The micro-queues are left as they are: a
+// free Mutex keeps nothing its next Lock reads. Neither cache may be in
+// use.
+func (c *radixCache) copyFrom(src *radixCache, n transport.NodeID) {
+	src.mu.RLock()
+	defer src.mu.RUnlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	// Every copy that is not gone is filed under its address and its
+	// prefix and queued after head (add queues every copy, and eviction
+	// drops what it pops), so the queue holds all the copies to file.
+	fresh := make(map[*cnode]*cnode, len(src.fifo)-src.head)
+	c.fifo = make([]*cnode, len(src.fifo))
+	for i, o := range src.fifo[src.head:] {
+		cn := newCnode(o.hdr.typ)
+		slots := cn.slots[:copy(cn.slots, o.slots)]
+		*cn = *o
+		cn.slots, cn.next = slots, nil
+		fresh[o] = cn
+		c.fifo[src.head+i] = cn
+	}
+	c.head = src.head
+	c.byAddr = make(map[transport.GAddr]*cnode, len(src.byAddr))
+	c.byPrefix = make(map[uint64]*cnode, len(src.byPrefix))
+	for _, cn := range c.fifo[c.head:] {
+		if cn.gone {
+			continue
+		}
+		c.byAddr[cn.addr] = cn
+		if c.byPrefix[cn.hash] != nil {
+			continue // its chain is copied already
+		}
+		var last *cnode
+		for o := src.byPrefix[cn.hash]; o != nil; o = o.next {
+			if last == nil {
+				c.byPrefix[cn.hash] = fresh[o]
+			} else {
+				last.next = fresh[o]
+			}
+			last = fresh[o]
+		}
+	}
+	c.perLen = slices.Clone(src.perLen)
+	c.filed = prefixFilter{bits: slices.Clone(src.filed.bits), counts: slices.Clone(src.filed.counts)}
+	c.used = src.used
+	c.tail.Store(src.tail.Load())
+	src.tailLine.CopyTo(&c.tailLine, n)
+	src.freeLine.CopyTo(&c.freeLine, n)
+	c.hits.Store(src.hits.Load())
+	c.lookups.Store(src.lookups.Load())
 }
 
 // hop is where a traversal continues: the slot p read from address pPtr,

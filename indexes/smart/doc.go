@@ -171,8 +171,11 @@
 // lock table of read delegation and write combining, P-SMART's leaf
 // locks (a compute node locks only leaves of its own partition, so no
 // other node needs them), and the allocator, whose chunks come from the
-// memory nodes' chunk server by RPC. P-SMART's partitions are
-// Env.Partitions, the workload's, which every compute node is given.
+// memory nodes' chunk server by RPC. Of these, searches change only the
+// radix cache, which CopyCaches copies to give one compute node what
+// another's searches left (the runner's per-node warm-up). P-SMART's
+// partitions are Env.Partitions, the workload's, which every compute
+// node is given.
 // Info's MemoryBytes counts the blocks this instance allocated (the
 // building one's include the bulk load): a split run's footprint is the
 // sum over its compute nodes.

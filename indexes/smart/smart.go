@@ -142,6 +142,23 @@ func (x *Index) Info() indexes.Info {
 	}
 }
 
+// CopyCaches gives compute node to what the searches of compute node from
+// left there (indexes.CacheCopier): its radix cache, copied afresh
+// (radixCache.copyFrom). That is all a search changes: it READs through
+// its endpoint, draws nothing at random and writes nothing in memory;
+// the local lock table holds no group once the searches have ended, and
+// its locks, like the cache's micro-queues, are free; the allocator and
+// P-SMART's leaf locks are the writers'. The bulk load goes through
+// memory allocated for setup, not through node 0's allocator or cache,
+// so every compute node starts alike. The copy is thus exact in every
+// configuration, the partitioned one included.
+func (x *Index) CopyCaches(from, to transport.NodeID) (bool, error) {
+	if from != to { // a node is already what its own searches left
+		x.nodes[to].cache.copyFrom(x.nodes[from].cache, to)
+	}
+	return true, nil
+}
+
 // NewClient makes a client for one coroutine.
 func (x *Index) NewClient(ep transport.Endpoint) indexes.Client {
 	cn := x.nodes[ep.Node()]

@@ -86,3 +86,43 @@ func TestContendedLineSerialises(t *testing.T) {
 		t.Errorf("one core touching its own line %d times took %d ns, want one transfer (%d)", rounds, got, cost.CachelineTransfer())
 	}
 }
+
+// A line copied to another compute node (Line.CopyTo) is held there by
+// the thread that held the original: that thread's touch is free, as on
+// a line it had touched itself, and the original's holder, on the other
+// node, pays a transfer. A line no core holds copies as one.
+func TestLineCopy(t *testing.T) {
+	f := newTestFabric(t, transport.Config{ComputeNodes: 2, Threads: 2}, CX6)
+	ids := f.Config().ComputeNodeIDs()
+	var orig, copied, untouched, copiedUntouched transport.Line
+	f.Go(ids[0], 1, orig.Touch)
+	run(t, f)
+	orig.CopyTo(&copied, ids[1])
+	untouched.CopyTo(&copiedUntouched, ids[1])
+	touch := func(l *transport.Line, n transport.NodeID, thread int) int64 {
+		var took int64
+		f.Go(n, thread, func(ep transport.Endpoint) {
+			start := ep.Now()
+			l.Touch(ep)
+			took = ep.Now() - start
+		})
+		run(t, f)
+		return took
+	}
+	x := cost.CachelineTransfer()
+	for _, tc := range []struct {
+		name   string
+		line   *transport.Line
+		node   transport.NodeID
+		thread int
+		want   int64
+	}{
+		{"the copy, by its holder on the new node", &copied, ids[1], 1, 0},
+		{"the copy, by the original's holder", &copied, ids[0], 1, x},
+		{"a copy of a line no core held", &copiedUntouched, ids[1], 1, x},
+	} {
+		if got := touch(tc.line, tc.node, tc.thread); got != tc.want {
+			t.Errorf("touch of %s: %d ns, want %d", tc.name, got, tc.want)
+		}
+	}
+}

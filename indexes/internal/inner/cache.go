@@ -142,6 +142,10 @@ type nodeCache struct {
 	mu     sync.RWMutex
 	levels []keyorder.Runs[*CachedNode] // by level-1, ordered by low fence
 	all    []*CachedNode
+	// evicted says an insert has evicted: it drew from its client's
+	// random source, which differs between compute nodes, so copyFrom
+	// cannot give another node what its own searches would have left.
+	evicted bool
 
 	hits, lookups atomic.Uint64
 }
@@ -204,12 +208,60 @@ func (nc *nodeCache) insert(addr transport.GAddr, image []byte, rng *rand.Rand) 
 	n.pos = len(nc.all)
 	nc.all = append(nc.all, n)
 	for len(nc.all) > nc.capacity {
+		nc.evicted = true
 		a, b := nc.all[rng.IntN(len(nc.all))], nc.all[rng.IntN(len(nc.all))]
 		if b.freq.Load() < a.freq.Load() {
 			a = b
 		}
 		nc.removeLocked(a)
 	}
+}
+
+// clone is a copy of n for another compute node's cache: the image,
+// fences and routing words, which no one writes once n is cached, shared;
+// the access count and the place in the eviction list, which that node's
+// lookups and evictions change, its own.
+func (n *CachedNode) clone() *CachedNode {
+	c := &CachedNode{Addr: n.Addr, level: n.level, Image: n.Image, low: n.low, high: n.high,
+		unbounded: n.unbounded, seps: n.seps, kids: n.kids, off: n.off, pos: n.pos}
+	c.freq.Store(n.freq.Load())
+	return c
+}
+
+// copyFrom makes nc a copy of from, a cache of the same budget: every
+// node at the same place of its level's runs and of the eviction list,
+// with its access count, and the same hit and lookup counts. A cache's
+// lookups and inserts depend on nothing else, so the ones that brought
+// from from the state nc is in now to its own would bring nc there too,
+// unless one evicted: eviction draws from the client's random source,
+// and then copyFrom reports false and leaves nc as it was.
+func (nc *nodeCache) copyFrom(from *nodeCache) bool {
+	from.mu.RLock()
+	if from.evicted {
+		from.mu.RUnlock()
+		return false
+	}
+	all := make([]*CachedNode, len(from.all))
+	for i, n := range from.all {
+		all[i] = n.clone()
+	}
+	levels := make([]keyorder.Runs[*CachedNode], len(from.levels))
+	for i := range from.levels {
+		levels[i] = from.levels[i].Clone()
+	}
+	hits, lookups := from.hits.Load(), from.lookups.Load()
+	from.mu.RUnlock()
+	// The cloned runs still hold from's nodes; a Put under a node's own
+	// key replaces it in place, leaving the runs split as they were.
+	for _, n := range all {
+		levels[n.level-1].Put(n.key(), n, byLow(n.low))
+	}
+	nc.mu.Lock()
+	defer nc.mu.Unlock()
+	nc.levels, nc.all = levels, all
+	nc.hits.Store(hits)
+	nc.lookups.Store(lookups)
+	return true
 }
 
 // invalidate drops n if it is still the cached copy of its node.

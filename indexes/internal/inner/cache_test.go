@@ -3,6 +3,7 @@ package inner
 import (
 	"bytes"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -101,5 +102,75 @@ func TestCompareKeys(t *testing.T) {
 		if got, want := compareKeys(a, b), bytes.Compare(a, b); got != want {
 			t.Fatalf("compareKeys(%x, %x) = %d, bytes.Compare says %d", a, b, got, want)
 		}
+	}
+}
+
+// TestCacheCopy checks that a cache copied from one that ran some inserts
+// and lookups equals a cache that ran them itself, node for node and run
+// for run, and goes on behaving as it would, apart from the original; and
+// that a cache that has evicted is not copied.
+func TestCacheCopy(t *testing.T) {
+	l := testLayout(8)
+	// node is the image of the level-lvl node covering [lo, lo+10) with a
+	// child per key.
+	node := func(lvl int, lo uint64) []byte {
+		img := make([]byte, l.InnerBytes)
+		l.InitNode(img, lvl, key(lo), key(lo+10), 0)
+		l.setInnerChild(img, 0, transport.GAddr(lo+1)<<6)
+		for k := lo + 1; k < lo+8; k++ {
+			l.insertInner(img, key(k), transport.GAddr(k+1)<<6)
+		}
+		return img
+	}
+	// run inserts nodes of alternating levels into nc, each a second time
+	// (a replaced copy), looks keys up, counting hits, and drops a node:
+	// the same operations for every nc, with evictions drawn from seed.
+	run := func(nc *nodeCache, seed uint64, nodes int) {
+		ops, evict := rand.New(rand.NewPCG(0, 0)), rand.New(rand.NewPCG(seed, 0))
+		for i := range uint64(nodes) {
+			for _, j := range []uint64{i, i / 2} {
+				nc.insert(transport.GAddr(j+1000)<<6, node(1+int(j%2), j*10), evict)
+			}
+			for range 3 {
+				nc.lookups.Add(1) // as a client counts them
+				if nc.lookup(1+ops.IntN(2), key(ops.Uint64N(uint64(nodes)*10))) != nil {
+					nc.hits.Add(1)
+				}
+			}
+		}
+		if n := nc.lookup(1, key(0)); n != nil {
+			nc.invalidate(n)
+		}
+	}
+	same := func(a, b *nodeCache) bool {
+		return reflect.DeepEqual(a.levels, b.levels) && reflect.DeepEqual(a.all, b.all) &&
+			a.evicted == b.evicted && a.hits.Load() == b.hits.Load() && a.lookups.Load() == b.lookups.Load()
+	}
+	const budget = 40
+	caches := make([]*nodeCache, 4)
+	for i := range caches {
+		caches[i] = newNodeCache(&l, budget*uint64(l.InnerBytes))
+	}
+	from, twin, searched, copied := caches[0], caches[1], caches[2], caches[3]
+	run(from, 1, budget-4)
+	run(twin, 1, budget-4)
+	run(searched, 2, budget-4)
+	if !copied.copyFrom(from) {
+		t.Fatal("a cache that never evicted was not copied")
+	}
+	if !same(copied, searched) || len(copied.all) == 0 {
+		t.Fatal("the copy differs from a cache that ran the same operations")
+	}
+	// Evicting, with the same randomness, and the original left as it was.
+	run(copied, 3, budget+10)
+	run(searched, 3, budget+10)
+	if !same(copied, searched) {
+		t.Error("the copy went on differently from a cache that ran the same operations")
+	}
+	if from.copyFrom(copied) {
+		t.Error("a cache that evicted was copied")
+	}
+	if !same(from, twin) {
+		t.Error("the copy's operations, or a copy refused, changed the original")
 	}
 }

@@ -7,7 +7,9 @@
 //   - the header every node of both starts with (front version, level,
 //     count, leftmost child, sibling, fence keys) and the internal nodes,
 //     sorted [key][child] entries (layout.go);
-//   - the compute-side index cache of internal nodes (cache.go);
+//   - the compute-side index cache of internal nodes (cache.go), which
+//     with the root a compute node believes in is all that its searches
+//     change, and which Tree.CopyCache copies to another compute node;
 //   - the traversal from the cache or the root down through the internal
 //     levels to a leaf, with B-link moves right past nodes split
 //     meanwhile, and the listing of a level-1 node's leaves for a scan
