@@ -93,6 +93,23 @@ func (c *nodeCache) invalidate(n *inner) {
 	}
 }
 
+// copyFrom makes c what o is (Chime.CopyCaches): the same nodes in the
+// same runs, the same root and counters. The nodes themselves are shared:
+// no one changes a node once it is cached (insertSeparator and splitInner
+// change a node they have just READ, then cache it), so the two caches
+// only ever read them. Both caches have the same budget (Env.CacheBytes).
+func (c *nodeCache) copyFrom(o *nodeCache) {
+	o.mu.RLock()
+	order := o.order.Clone()
+	o.mu.RUnlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.order = order
+	c.hits.Store(o.hits.Load())
+	c.lookups.Store(o.lookups.Load())
+	c.rootNode.Store(o.rootNode.Load())
+}
+
 func (c *nodeCache) bytes(nodeBytes int) uint64 {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
@@ -153,10 +170,11 @@ func hotFingerprint(key []byte) uint16 {
 }
 
 // bucket is the bucket of slot of leaf, and the tag of its way there for a
-// key of fingerprint fp.
+// key of fingerprint fp. A tag is never 0, the tag of a free way, so a
+// bucket's tags word is 0 exactly when the bucket is empty (copyFrom).
 func (h *hotspotBuffer) bucket(leaf transport.GAddr, slot int, fp uint16) (int, byte) {
 	x := (uint64(leaf) ^ uint64(slot)*0x9e3779b97f4a7c15) * 0xff51afd7ed558ccd
-	return int((x >> 17) % uint64(len(h.buckets))), byte(x>>56) ^ byte(fp) ^ byte(fp>>8)
+	return int((x >> 17) % uint64(len(h.buckets))), max(1, byte(x>>56)^byte(fp)^byte(fp>>8))
 }
 
 // setTag sets the tag of way i of bucket b.
@@ -224,6 +242,27 @@ func (h *hotspotBuffer) forget(leaf transport.GAddr, slot int) {
 		if b[i].leaf == leaf && int(b[i].slot) == slot {
 			b[i] = hotEntry{}
 			h.setTag(bi, i, 0)
+		}
+	}
+}
+
+// copyFrom makes h what o is (Chime.CopyCaches), bucket for bucket; both
+// are nil (hotspot=0) or of one size. It copies only the buckets in use on
+// either side, found by their tags words, a sixteenth of the buckets'
+// bytes to read: DMTree's Figure 11 gives CHIME a 10 GiB cache, whose
+// hotspot buffer a warm-up leaves mostly empty, and copying every bucket
+// would touch every page of gigabytes.
+func (h *hotspotBuffer) copyFrom(o *hotspotBuffer) {
+	if h == nil {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for b, tags := range o.tags {
+		if tags != 0 || h.tags[b] != 0 {
+			h.buckets[b], h.tags[b] = o.buckets[b], tags
 		}
 	}
 }

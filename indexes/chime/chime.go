@@ -124,6 +124,25 @@ func (x *Chime) Info() indexes.Info {
 	}
 }
 
+// CopyCaches gives compute node to what compute node from learned by
+// searching (indexes.CacheCopier): its internal-node cache (nodes, root,
+// hit and lookup counters), its hotspot buffer and its read-delegation
+// round counts. That is exact: a search READs only, changes nothing but
+// its own node's cache, hotspot buffer and local lock table, and draws on
+// no random source; the bulk load, through compute node 0, leaves none of
+// them behind (it builds nodes without caching them, and takes only the
+// allocator, which searches never use and which is not copied). Every
+// parameter setting copies.
+func (x *Chime) CopyCaches(from, to transport.NodeID) (bool, error) {
+	if from == to {
+		return true, nil // the copies below would lock a mutex twice
+	}
+	x.caches[to].copyFrom(x.caches[from])
+	x.hot[to].copyFrom(x.hot[from])
+	x.comb.CopyCounts(from, to)
+	return true, nil
+}
+
 // NewClient makes a client for one coroutine.
 func (x *Chime) NewClient(ep transport.Endpoint) indexes.Client {
 	n := ep.Node()

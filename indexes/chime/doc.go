@@ -203,7 +203,9 @@
 // split by another node shows as a node whose level is too low or a high
 // fence it must follow (B-link). What stays in Go is per compute node: the
 // internal-node cache, the hotspot buffer, the combining buffers and the
-// allocator's current chunk. Info's MemoryBytes counts the nodes this instance allocated (the
+// allocator's current chunk; a per-node warm-up copies all but the
+// allocator from the node that searched to the others (CopyCaches).
+// Info's MemoryBytes counts the nodes this instance allocated (the
 // building node's counts the bulk load), so a split run's footprint is
 // the sum over its compute nodes' instances.
 //
