@@ -347,17 +347,24 @@ func (c *client) scanOne(ar, res *arena, s survivor, buf []byte, lo, hi []byte, 
 	}
 	slots := (len(buf) - nodeSlots) / 8
 	c.ep.Compute(cost.FingerprintProbe(slots))
+	// A child's path is full and its partial byte, and full lies within
+	// [lo, hi]: the path does too unless full is lo's first d bytes and
+	// the byte is below lo's next, or hi's and above hi's (within, by
+	// bytes, without building the paths a scan drops).
+	atLo, atHi := bytes.Equal(full, lo[:d]), bytes.Equal(full, hi[:d])
 	for i := range slots {
 		e := binary.LittleEndian.Uint64(buf[nodeSlots+8*i:])
 		if absent(e) {
 			continue
 		}
+		b := partialOf(e)
+		if atLo && b < lo[d] || atHi && b > hi[d] {
+			continue
+		}
 		path := ar.take(d + 1)
 		copy(path, full)
-		path[d] = partialOf(e)
-		if within(path, lo, hi) {
-			more = append(more, survivor{h: hop{pPtr: slotAddr(a, i), p: e, depth: d + 1}, path: path})
-		}
+		path[d] = b
+		more = append(more, survivor{h: hop{pPtr: slotAddr(a, i), p: e, depth: d + 1}, path: path})
 	}
 	return more, kv{}, false, nil
 }
