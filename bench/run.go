@@ -346,7 +346,9 @@ func (r *runner) readAll() error {
 		}
 		copier, _ := r.idx.(indexes.CacheCopier)
 		if parts != nil || r.cfg.searchEveryNode {
-			copier = nil // each node reads its own partition
+			// With partitioned keys each node reads only its own
+			// partition: no node's searches are another's.
+			copier = nil
 		}
 		var searched transport.NodeID // the node that searched, when warm
 		warm := false
