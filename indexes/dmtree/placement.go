@@ -138,7 +138,7 @@ func (p *collaborative) copyTables(from, to transport.NodeID) error {
 				return fmt.Errorf("read fingerprint table %d on compute node %d: %w", fp, from, err)
 			}
 			t, ok := p.g.DecodeTable(buf)
-			if !ok || primary == from && !slices.ContainsFunc(t.FPs, func(fp byte) bool { return fp != 0 }) {
+			if !ok || primary == from && !slices.ContainsFunc(t.FPs, func(b byte) bool { return b != 0 }) {
 				continue
 			}
 			if err := ep.Write(p.base[to].Add(fp), buf); err != nil {
