@@ -78,3 +78,59 @@ func resultJSON(t *testing.T, c Config) string {
 	}
 	return string(b)
 }
+
+// A run that borrows another run's warm-up through a Warm (the runs of a
+// sweep over client threads) gives the result it gives on its own, for
+// every index that copies: the template was warmed with another number
+// of threads, by a copy from the run that kept it.
+func TestWarmCopyIsExact(t *testing.T) {
+	runs := []struct {
+		workload string
+		props    workloads.Properties
+		cache    uint64
+	}{
+		{"dmtree-search-only", nil, 48 << 10},
+		{"dmtree-ycsb-a", workloads.Properties{"requestdistribution": "zipfian"}, 16 << 20},
+		{"dmtree-ycsb-e", nil, 256 << 10},
+	}
+	for _, name := range indexes.Names() {
+		for _, run := range runs {
+			props := workloads.Properties{"recordcount": "4000", "operationcount": "2000", "warmupoperationcount": "200"}
+			for k, v := range run.props {
+				props[k] = v
+			}
+			first := smallConfig(t, run.workload, props)
+			first.Index, first.ComputeNodes, first.Threads, first.CacheBytes = name, 3, 2, run.cache
+			if !copies(t, first) {
+				break
+			}
+			second := first
+			second.Threads = 3
+			alone := resultJSON(t, second)
+			w := NewWarm(1)
+			w.Expect(&first)
+			w.Expect(&second)
+			if _, err := RunWarm(first, w); err != nil {
+				t.Fatalf("%s, %s: %v", name, run.workload, err)
+			}
+			res, err := RunWarm(second, w)
+			if err != nil {
+				t.Fatalf("%s, %s: %v", name, run.workload, err)
+			}
+			if w.lent == 0 {
+				t.Errorf("%s, %s: the second run copied nothing from the first's warm-up", name, run.workload)
+			}
+			if len(w.kept) != 0 {
+				t.Errorf("%s, %s: a template is kept after the last run of its key", name, run.workload)
+			}
+			res.WallS, res.LoadWallS, res.WarmupWallS = 0, 0, 0
+			b, err := json.Marshal(res)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(b) != alone {
+				t.Errorf("%s, %s, %d B cache: the run after borrowing a warm-up differs from the run alone:\nborrowed %s\nalone    %s", name, run.workload, run.cache, b, alone)
+			}
+		}
+	}
+}

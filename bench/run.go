@@ -120,6 +120,13 @@ func repartitioners() []string {
 // process runs one compute node of the run, and the result is the whole
 // run's, merged from every compute node's.
 func Run(c Config) (*Result, error) {
+	return RunWarm(c, nil)
+}
+
+// RunWarm is Run lending and borrowing per-node warm-ups through w (nil:
+// none): a run that warms up as one before it did copies that run's
+// caches, which gives the same result as searching every record.
+func RunWarm(c Config, w *Warm) (*Result, error) {
 	if c.Process != nil {
 		return runProcess(c)
 	}
@@ -128,7 +135,7 @@ func Run(c Config) (*Result, error) {
 		return nil, err
 	}
 	defer f.Close()
-	r := &runner{cfg: c, f: f, idx: idx}
+	r := &runner{cfg: c, f: f, idx: idx, warm: w}
 	return r.run()
 }
 
@@ -153,6 +160,13 @@ type runner struct {
 	// -1 before; changes are what the runner did to the cluster in it.
 	start   atomic.Int64
 	changes []Change
+
+	// warm lends and keeps per-node warm-ups (nil: none); key and digest
+	// are the run's warm-up key and the digest of its bulk load's memory,
+	// set when its warm-up can be lent.
+	warm   *Warm
+	key    string
+	digest uint64
 
 	mu         sync.Mutex // guards failure on the local fabric
 	failure    error
@@ -182,6 +196,7 @@ func (r *runner) run() (*Result, error) {
 			loaded, _ := w.LoadedRecords() // read before, by Records
 			return nil, fmt.Errorf("bulk load of %d records into %s: %w", loaded, c.Index, err)
 		}
+		r.lendable()
 		r.loadWall = time.Since(start)
 	}
 
@@ -341,41 +356,8 @@ func (r *runner) readAll() error {
 	ids := r.f.Config().ComputeNodeIDs()
 	perNode := c.Threads * c.Coroutines
 	if w.WarmupReadAll == workloads.ReadAllPerNode {
-		if u, ok := r.idx.(indexes.Uncached); ok && u.Uncached() {
-			return r.proc.barrier("read-all") // the searches would change nothing
-		}
-		copier, _ := r.idx.(indexes.CacheCopier)
-		if parts != nil || r.cfg.searchEveryNode {
-			// With partitioned keys each node reads only its own
-			// partition: no node's searches are another's.
-			copier = nil
-		}
-		var searched transport.NodeID // the node that searched, when warm
-		warm := false
-		for n, id := range ids {
-			if parts != nil && n >= len(parts) || !r.proc.runs(n) {
-				continue // a spare reads nothing: it owns no keys yet
-			}
-			if copier != nil && warm {
-				copied, err := copier.CopyCaches(searched, id)
-				if err != nil {
-					return fmt.Errorf("%s warm-up: copy compute node %d's caches to compute node %d: %w", c.Index, searched, id, err)
-				}
-				if copied {
-					continue
-				}
-			}
-			idx := r.idx.NewClient(r.f.Setup(id))
-			for rec := range w.RecordCount {
-				key := w.Key(rec)
-				if parts != nil && !parts[n].Contains(key) {
-					continue
-				}
-				if _, _, err := idx.Search(key); err != nil {
-					return fmt.Errorf("%s warm-up search of key %x on compute node %d: %w", c.Index, key, n, err)
-				}
-			}
-			searched, warm = id, true
+		if err := r.searchPerNode(); err != nil {
+			return err
 		}
 		return r.proc.barrier("read-all")
 	}
@@ -412,6 +394,64 @@ func (r *runner) readAll() error {
 		return r.failure
 	}
 	return r.proc.barrier("read-all")
+}
+
+// searchPerNode has every compute node search every loaded record outside
+// virtual time, or copy the caches such searches leave (by another of
+// this run's compute nodes, or by another run through r.warm) where the
+// index copies exactly.
+func (r *runner) searchPerNode() (err error) {
+	c := &r.cfg
+	w := c.Workload
+	parts := r.parts
+	if u, ok := r.idx.(indexes.Uncached); ok && u.Uncached() {
+		return nil // the searches would change nothing
+	}
+	copier, _ := r.idx.(indexes.CacheCopier)
+	if parts != nil || r.cfg.searchEveryNode {
+		// With partitioned keys each node reads only its own
+		// partition: no node's searches are another's.
+		copier = nil
+	}
+	var tpl *template // another run's warm-up, to copy from
+	if copier != nil && r.key != "" {
+		if tpl = r.warm.lend(r.key, r.digest); tpl != nil {
+			defer func() { err = errors.Join(err, r.warm.giveBack(tpl)) }()
+		}
+	}
+	var searched transport.NodeID // the node that searched, when warm
+	warm := false
+	for n, id := range r.f.Config().ComputeNodeIDs() {
+		if parts != nil && n >= len(parts) || !r.proc.runs(n) {
+			continue // a spare reads nothing: it owns no keys yet
+		}
+		if copier != nil {
+			copied, err := r.copyCaches(copier, tpl, searched, warm, id)
+			if err != nil {
+				return fmt.Errorf("%s warm-up: copy caches to compute node %d: %w", c.Index, id, err)
+			}
+			if copied {
+				continue
+			}
+		}
+		idx := r.idx.NewClient(r.f.Setup(id))
+		for rec := range w.RecordCount {
+			key := w.Key(rec)
+			if parts != nil && !parts[n].Contains(key) {
+				continue
+			}
+			if _, _, err := idx.Search(key); err != nil {
+				return fmt.Errorf("%s warm-up search of key %x on compute node %d: %w", c.Index, key, n, err)
+			}
+		}
+		searched, warm = id, true
+	}
+	if tpl == nil && warm && copier != nil && r.key != "" && r.warm.wants(r.key) {
+		if err := r.keepTemplate(searched); err != nil {
+			return fmt.Errorf("%s warm-up: keep compute node %d's caches for the runs to come: %w", c.Index, searched, err)
+		}
+	}
+	return nil
 }
 
 // body is one client's loop over its share of a phase. A spare's client

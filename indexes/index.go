@@ -117,19 +117,23 @@ type Uncached interface {
 }
 
 // CacheCopier is an index that can give one compute node what another
-// learned by searching: after compute node from searched every loaded
-// record outside virtual time (the per-node warm-up, DMTree section 5.1),
-// CopyCaches(from, to) leaves compute node to as the same searches would
-// have left it, its caches and counters included. It holds when a search
-// changes only its own compute node's state and the nodes started alike
-// (the bulk load, through compute node 0, left no compute-side state a
-// search depends on). The runner then searches on one compute node and
-// copies it to the others, for a sixth of the simulator time on DMTree's
-// cluster. CopyCaches reports false and changes nothing when, as
+// learned by searching: after compute node from of src searched every
+// loaded record outside virtual time (the per-node warm-up, DMTree section
+// 5.1), CopyCaches(src, from, to) leaves this index's compute node to as
+// the same searches would have left it, its caches and counters included.
+// It holds when a search changes only its own compute node's state and
+// the nodes started alike (the bulk load, through compute node 0, left no
+// compute-side state a search depends on). src is this index, or another
+// instance of the same index and configuration, up to its client threads,
+// whose bulk load left the same memory (bench.Warm checks that): the
+// runner searches on one compute node and copies it to the others, for a
+// sixth of the simulator time on DMTree's cluster, and the runs of a
+// sweep that load alike copy from the first. CopyCaches reads src and
+// never changes it. It reports false and changes nothing when, as
 // configured, the copy would not be exact: the runner then searches on
 // that node too. An error leaves to in no known state and ends the run.
 type CacheCopier interface {
-	CopyCaches(from, to transport.NodeID) (copied bool, err error)
+	CopyCaches(src Index, from, to transport.NodeID) (copied bool, err error)
 }
 
 // Repartitioner is an index whose compute nodes own logical key

@@ -133,13 +133,17 @@ func (x *Chime) Info() indexes.Info {
 // them behind (it builds nodes without caching them, and takes only the
 // allocator, which searches never use and which is not copied). Every
 // parameter setting copies.
-func (x *Chime) CopyCaches(from, to transport.NodeID) (bool, error) {
-	if from == to {
+func (x *Chime) CopyCaches(src indexes.Index, from, to transport.NodeID) (bool, error) {
+	s, ok := src.(*Chime)
+	if !ok {
+		return false, nil
+	}
+	if s == x && from == to {
 		return true, nil // the copies below would lock a mutex twice
 	}
-	x.caches[to].copyFrom(x.caches[from])
-	x.hot[to].copyFrom(x.hot[from])
-	x.comb.CopyCounts(from, to)
+	x.caches[to].copyFrom(s.caches[from])
+	x.hot[to].copyFrom(s.hot[from])
+	x.comb.CopyCounts(s.comb, from, to)
 	return true, nil
 }
 

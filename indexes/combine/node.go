@@ -60,14 +60,15 @@ func (ns Nodes) Sizes() (reads, writes Sizes) {
 	return reads, writes
 }
 
-// CopyCounts gives compute node to the round counts of compute node from,
-// for an index that copies what one node's warm-up searches did to the
-// others (indexes.CacheCopier); both nodes' queues are idle then.
-func (ns Nodes) CopyCounts(from, to transport.NodeID) {
+// CopyCounts gives compute node to the round counts of compute node from
+// of src (ns itself, or the tables of another instance of the index), for
+// an index that copies what one node's warm-up searches did to the others
+// (indexes.CacheCopier); both nodes' queues are idle then.
+func (ns Nodes) CopyCounts(src Nodes, from, to transport.NodeID) {
 	if ns == nil {
 		return
 	}
-	f, t := ns[from], ns[to]
+	f, t := src[from], ns[to]
 	t.reads.setSizes(f.reads.Sizes())
 	t.writes.setSizes(f.writes.Sizes())
 }

@@ -83,7 +83,7 @@ func TestCopyCounts(t *testing.T) {
 	if err := f.Run(); err != nil {
 		t.Fatal(err)
 	}
-	ns.CopyCounts(ids[0], ids[1])
+	ns.CopyCounts(ns, ids[0], ids[1])
 	for _, n := range ids {
 		if got := ns[n].reads.Sizes(); got.Rounds() != 3 || got.Ops() != 3 {
 			t.Errorf("node %d: %d read rounds of %d ops after the copy; want 3 and 3", n, got.Rounds(), got.Ops())

@@ -93,16 +93,21 @@ func (d *DMTree) Info() indexes.Info {
 }
 
 // CopyCaches gives compute node to what a search of every record left on
-// compute node from (indexes.CacheCopier): the tree's cache and counts,
-// and the fingerprint-table copies the searches stored in to's region.
-func (d *DMTree) CopyCaches(from, to transport.NodeID) (bool, error) {
-	if _, err := d.Tree.CopyCaches(from, to); err != nil {
+// compute node from of src (indexes.CacheCopier): the tree's cache and
+// counts, and the fingerprint-table copies the searches stored in to's
+// region.
+func (d *DMTree) CopyCaches(src indexes.Index, from, to transport.NodeID) (bool, error) {
+	s, ok := src.(*DMTree)
+	if !ok || (s.collab == nil) != (d.collab == nil) {
+		return false, nil
+	}
+	if _, err := d.Tree.CopyCaches(s.Tree, from, to); err != nil {
 		return false, err
 	}
 	if d.collab == nil {
 		return true, nil
 	}
-	if err := d.collab.copyTables(from, to); err != nil {
+	if err := d.collab.copyTables(s.collab, from, to); err != nil {
 		return false, err
 	}
 	return true, nil

@@ -115,15 +115,16 @@ func (p *collaborative) Lock(leaf transport.GAddr, fp uint64) (transport.GAddr, 
 	return a.Add(uint64(p.g.LockOffset())), err
 }
 
-// copyTables gives compute node to the table copies compute node from's
-// searches of every record stored (searchTable, storeCopy), through a
-// setup endpoint: a search stores a copy of its leaf's table on its node
+// copyTables gives compute node to the table copies that the searches of
+// every record by compute node from of src (p, or the placement of an
+// index loaded alike) stored (searchTable, storeCopy), through setup
+// endpoints: a search stores a copy of its leaf's table on its node
 // unless the node is the table's primary. So to gets the copy from holds
 // of each table neither is primary for, and a copy of each table from is
 // primary for whose leaf holds a record (a search of every record visits
 // exactly those leaves); of the tables it is primary for, none.
-func (p *collaborative) copyTables(from, to transport.NodeID) error {
-	ep := p.f.Setup(to)
+func (p *collaborative) copyTables(src *collaborative, from, to transport.NodeID) error {
+	ep, sep := p.f.Setup(to), src.f.Setup(from)
 	r := p.ring.Load()
 	buf := make([]byte, p.g.Table-8) // a copy leaves out the lock word
 	stride := uint64(len(p.compute))
@@ -134,7 +135,7 @@ func (p *collaborative) copyTables(from, to transport.NodeID) error {
 			if primary == to {
 				continue
 			}
-			if err := ep.Read(buf, p.base[from].Add(fp)); err != nil {
+			if err := sep.Read(buf, src.base[from].Add(fp)); err != nil {
 				return fmt.Errorf("read fingerprint table %d on compute node %d: %w", fp, from, err)
 			}
 			t, ok := p.g.DecodeTable(buf)

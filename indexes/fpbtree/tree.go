@@ -124,10 +124,14 @@ func (t *Tree) Info() indexes.Info {
 // bottom-level nodes and its combining counts (indexes.CacheCopier): a
 // search changes nothing else, and the bulk load caches nothing. With a
 // placement that keeps table copies on compute nodes (DMTree), the
-// searches also stored those; package dmtree copies them.
-func (t *Tree) CopyCaches(from, to transport.NodeID) (bool, error) {
-	t.nodes[to].cache = t.nodes[from].cache.clone()
-	t.comb.CopyCounts(from, to)
+// searches also stored those; package dmtree copies them. src is a *Tree.
+func (t *Tree) CopyCaches(src indexes.Index, from, to transport.NodeID) (bool, error) {
+	s, ok := src.(*Tree)
+	if !ok {
+		return false, nil
+	}
+	t.nodes[to].cache = s.nodes[from].cache.clone()
+	t.comb.CopyCounts(s.comb, from, to)
 	return true, nil
 }
 

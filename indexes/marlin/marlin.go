@@ -79,8 +79,9 @@ func (x *Index) Info() indexes.Info {
 // CopyCaches gives compute node to the index cache and root that compute
 // node from's searches built (indexes.CacheCopier; inner.Tree.CopyCache
 // says why that is exact): a Marlin compute node keeps nothing else.
-func (x *Index) CopyCaches(from, to transport.NodeID) (bool, error) {
-	return x.tree.CopyCache(from, to), nil
+func (x *Index) CopyCaches(src indexes.Index, from, to transport.NodeID) (bool, error) {
+	s, ok := src.(*Index)
+	return ok && x.tree.CopyCache(&s.tree, from, to), nil
 }
 
 // NewClient makes a client for one coroutine.

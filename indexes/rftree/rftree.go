@@ -223,8 +223,12 @@ func (x *Index) Info() indexes.Info {
 // would have left to, which started as from did (a bulk load drops every
 // SLC), the same. The SLC snapshot is shared: it is never written once
 // built, and a refresh swaps in a new one.
-func (x *Index) CopyCaches(from, to transport.NodeID) (bool, error) {
-	src, dst := x.cn(from), x.cn(to)
+func (x *Index) CopyCaches(srcIndex indexes.Index, from, to transport.NodeID) (bool, error) {
+	s, ok := srcIndex.(*Index)
+	if !ok {
+		return false, nil
+	}
+	src, dst := s.cn(from), x.cn(to)
 	dst.slc.Store(src.slc.Load())
 	dst.versions.Store(src.versions.Load())
 	dst.refreshes.Store(src.refreshes.Load())

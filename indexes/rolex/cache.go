@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/dmbench/dmbench/cost"
+	"github.com/dmbench/dmbench/indexes"
 	"github.com/dmbench/dmbench/transport"
 )
 
@@ -87,8 +88,12 @@ func (st *nodeState) bytes() uint64 {
 // which insert builds from clones); the slice of chains is copied, since
 // setChain writes into it. The fetch mutex is not copied: it is taken
 // only while the node has no model.
-func (x *Rolex) CopyCaches(from, to transport.NodeID) (bool, error) {
-	src, dst := x.nodes[from], x.nodes[to]
+func (x *Rolex) CopyCaches(srcIndex indexes.Index, from, to transport.NodeID) (bool, error) {
+	s, ok := srcIndex.(*Rolex)
+	if !ok {
+		return false, nil
+	}
+	src, dst := s.nodes[from], x.nodes[to]
 	src.mu.Lock()
 	syn, n := slices.Clone(src.syn), src.n
 	src.mu.Unlock()
@@ -96,7 +101,7 @@ func (x *Rolex) CopyCaches(from, to transport.NodeID) (bool, error) {
 	dst.mu.Lock()
 	dst.syn, dst.n = syn, n
 	dst.mu.Unlock()
-	x.comb.CopyCounts(from, to)
+	x.comb.CopyCounts(s.comb, from, to)
 	return true, nil
 }
 

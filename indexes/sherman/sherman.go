@@ -174,8 +174,9 @@ func (x *Index) Info() indexes.Info {
 // searches: its lock tables serve writers. P-Sherman copies nothing: a
 // search there depends on whose partition a node lies in, and a compute
 // node searches only its own keys.
-func (x *Index) CopyCaches(from, to transport.NodeID) (bool, error) {
-	return x.parts == nil && x.tree.CopyCache(from, to), nil
+func (x *Index) CopyCaches(src indexes.Index, from, to transport.NodeID) (bool, error) {
+	s, ok := src.(*Index)
+	return ok && x.parts == nil && s.parts == nil && x.tree.CopyCache(&s.tree, from, to), nil
 }
 
 // effectiveParams are the parameters as they took effect: lock_bytes

@@ -152,9 +152,13 @@ func (x *Index) Info() indexes.Info {
 // memory allocated for setup, not through node 0's allocator or cache,
 // so every compute node starts alike. The copy is thus exact in every
 // configuration, the partitioned one included.
-func (x *Index) CopyCaches(from, to transport.NodeID) (bool, error) {
-	if from != to { // a node is already what its own searches left
-		x.nodes[to].cache.copyFrom(x.nodes[from].cache, to)
+func (x *Index) CopyCaches(src indexes.Index, from, to transport.NodeID) (bool, error) {
+	s, ok := src.(*Index)
+	if !ok {
+		return false, nil
+	}
+	if s != x || from != to { // a node is already what its own searches left
+		x.nodes[to].cache.copyFrom(s.nodes[from].cache, to)
 	}
 	return true, nil
 }

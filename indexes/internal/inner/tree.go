@@ -93,19 +93,19 @@ func (t *Tree) allocSetup(ep transport.Endpoint, size int) (transport.GAddr, err
 	return a, nil
 }
 
-// CopyCache gives compute node to what compute node from learned by
-// searching (indexes.CacheCopier): from's index cache (copyFrom) and the
-// root it believes in, which is all the state of a compute node a search
+// CopyCache gives compute node to what compute node from of src (t, or a
+// tree loaded alike) learned by searching (indexes.CacheCopier): from's
+// index cache (copyFrom) and the root it believes in, which is all the state of a compute node a search
 // changes; its allocator serves writes alone. The copy equals to's own
 // searches when the two nodes started alike, as after a bulk load, which
 // caches nothing and makes every node forget the root. It reports false,
 // changing nothing, when from's cache has evicted, as copyFrom does.
-func (t *Tree) CopyCache(from, to transport.NodeID) bool {
-	if !t.cache(to).copyFrom(t.cache(from)) {
+func (t *Tree) CopyCache(src *Tree, from, to transport.NodeID) bool {
+	if !t.cache(to).copyFrom(src.cache(from)) {
 		return false
 	}
 	// A rootInfo is never written once stored, so the nodes may share it.
-	t.rootOf(to).Store(t.rootOf(from).Load())
+	t.rootOf(to).Store(src.rootOf(from).Load())
 	return true
 }
 
