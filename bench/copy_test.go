@@ -134,3 +134,68 @@ func TestWarmCopyIsExact(t *testing.T) {
 		}
 	}
 }
+
+// Runs warm up alike, and share a warm-up key, when they differ only in
+// what their operations depend on; a difference in what the load or the
+// caches depend on gives another key, and runs whose warm-up is never
+// lent have none.
+func TestWarmKey(t *testing.T) {
+	base := smallConfig(t, "dmtree-search-only", workloads.Properties{"recordcount": "4000"})
+	base.Index = "dmtree"
+	key := func(c Config) string {
+		k, ok := c.warmKey()
+		if !ok {
+			return ""
+		}
+		return k
+	}
+	if key(base) == "" {
+		t.Fatal("a per-node warm-up on sim has no warm-up key")
+	}
+	with := func(workload string, props workloads.Properties, change func(*Config)) Config {
+		p := workloads.Properties{"recordcount": "4000"}
+		for k, v := range props {
+			p[k] = v
+		}
+		c := smallConfig(t, workload, p)
+		c.Index = "dmtree"
+		if change != nil {
+			change(&c)
+		}
+		return c
+	}
+	same := map[string]Config{
+		"threads":    with("dmtree-search-only", nil, func(c *Config) { c.Threads, c.Coroutines = 7, 3 }),
+		"operations": with("dmtree-search-only", workloads.Properties{"operationcount": "99", "warmupoperationcount": "5"}, nil),
+		"mix":        with("dmtree-ycsb-e", workloads.Properties{"maxscanlength": "1000", "requestdistribution": "uniform", "insertorder": "hashed"}, nil),
+	}
+	for name, c := range same {
+		if key(c) != key(base) {
+			t.Errorf("a run that differs in its %s warms up alike, but its key differs", name)
+		}
+	}
+	other := map[string]Config{
+		"records":    with("dmtree-search-only", workloads.Properties{"recordcount": "5000"}, nil),
+		"value size": with("dmtree-search-only", workloads.Properties{"fieldlength": "64"}, nil),
+		"cache":      with("dmtree-search-only", nil, func(c *Config) { c.CacheBytes++ }),
+		"index":      with("dmtree-search-only", nil, func(c *Config) { c.Params = map[string]string{"variant": "cache"} }),
+		"nodes":      with("dmtree-search-only", nil, func(c *Config) { c.ComputeNodes++ }),
+		"seed":       with("dmtree-search-only", nil, func(c *Config) { c.Seed++ }),
+		"key order":  with("dmtree-search-only", workloads.Properties{"insertorder": "ordered"}, nil),
+	}
+	for name, c := range other {
+		if k := key(c); k == "" || k == key(base) {
+			t.Errorf("a run with another %s shares the warm-up key", name)
+		}
+	}
+	never := map[string]Config{
+		"read-all in virtual time": with("dmtree-search-only", workloads.Properties{"warmupreadall": "true"}, nil),
+		"partitioned keys":         with("dmtree-search-only", workloads.Properties{"partitionedkeys": "true"}, nil),
+		"local fabric":             with("dmtree-search-only", nil, func(c *Config) { c.Fabric = "local" }),
+	}
+	for name, c := range never {
+		if key(c) != "" {
+			t.Errorf("a run with %s has a warm-up key", name)
+		}
+	}
+}

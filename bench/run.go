@@ -446,7 +446,7 @@ func (r *runner) searchPerNode() (err error) {
 		}
 		searched, warm = id, true
 	}
-	if tpl == nil && warm && copier != nil && r.key != "" && r.warm.wants(r.key) {
+	if tpl == nil && warm && copier != nil && r.key != "" {
 		if err := r.keepTemplate(searched); err != nil {
 			return fmt.Errorf("%s warm-up: keep compute node %d's caches for the runs to come: %w", c.Index, searched, err)
 		}

@@ -36,8 +36,9 @@ type Warm struct {
 	mu       sync.Mutex
 	limit    int
 	expected map[string]int // runs of a key not yet started
-	kept     []*template    // least recently lent first
-	lent     int            // copies made from templates, for tests
+	building map[string]bool
+	kept     []*template // least recently lent first
+	lent     int         // copies made from templates, for tests
 }
 
 // template is a bulk-loaded instance of an index whose compute node from
@@ -57,7 +58,7 @@ type template struct {
 
 // NewWarm makes a Warm that keeps up to limit templates at once.
 func NewWarm(limit int) *Warm {
-	return &Warm{limit: max(limit, 1), expected: map[string]int{}}
+	return &Warm{limit: max(limit, 1), expected: map[string]int{}, building: map[string]bool{}}
 }
 
 // Expect says that a run of c is to come, so that the run of c's key
@@ -78,7 +79,7 @@ func (w *Warm) Close() error {
 	for _, t := range w.kept {
 		errs = append(errs, w.dropLocked(t))
 	}
-	w.kept, w.expected = nil, map[string]int{}
+	w.kept, w.expected, w.building = nil, map[string]int{}, map[string]bool{}
 	return errors.Join(errs...)
 }
 
@@ -123,22 +124,32 @@ func (w *Warm) giveBack(t *template) error {
 	return nil
 }
 
-// wants reports whether a run of key should keep a template: more runs of
-// it are to come and none is kept.
-func (w *Warm) wants(key string) bool {
+// claim reports whether a run of key should build a template: more runs
+// of it are to come, none is kept and no other run builds one (the first
+// runs of a sweep start together). A claim ends with keep or unclaim.
+func (w *Warm) claim(key string) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.expected[key] > 0 && !slices.ContainsFunc(w.kept, func(t *template) bool { return t.key == key })
+	if w.expected[key] == 0 || w.building[key] || slices.ContainsFunc(w.kept, func(t *template) bool { return t.key == key }) {
+		return false
+	}
+	w.building[key] = true
+	return true
 }
 
-// keep adds t, dropping the least recently lent template beyond the
-// limit; if another run kept one of t's key meanwhile, t is closed.
+// unclaim ends a claim that kept no template.
+func (w *Warm) unclaim(key string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.building, key)
+}
+
+// keep adds t, ending its claim and dropping the least recently lent
+// template beyond the limit.
 func (w *Warm) keep(t *template) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if slices.ContainsFunc(w.kept, func(k *template) bool { return k.key == t.key }) {
-		return t.f.Close()
-	}
+	delete(w.building, t.key)
 	w.kept = append(w.kept, t)
 	var errs []error
 	for len(w.kept) > w.limit {
@@ -247,20 +258,26 @@ func (r *runner) copyCaches(copier indexes.CacheCopier, tpl *template, searched 
 
 // keepTemplate keeps, for the runs of its key to come, a second instance
 // of the run's index, bulk-loaded as the run's was and given the caches
-// of the run's compute node from, which searched every record.
+// of the run's compute node from, which searched every record; it does
+// nothing when r.warm wants no template of the run's key.
 func (r *runner) keepTemplate(from transport.NodeID) error {
+	if !r.warm.claim(r.key) {
+		return nil
+	}
 	c := r.cfg
 	f, idx, err := Build(&c)
 	if err != nil {
+		r.warm.unclaim(r.key)
 		return err
 	}
 	t := &template{key: r.key, f: f, idx: idx, from: f.Config().ComputeNodeIDs()[0]}
 	copied, err := t.load(&c, r.idx, from)
-	if err != nil || !copied {
-		return errors.Join(err, f.Close())
+	if err == nil && copied && t.digest != r.digest {
+		err = fmt.Errorf("two bulk loads of one configuration left different memory: the load is not deterministic")
 	}
-	if t.digest != r.digest {
-		return errors.Join(fmt.Errorf("two bulk loads of one configuration left different memory: the load is not deterministic"), f.Close())
+	if err != nil || !copied {
+		r.warm.unclaim(r.key)
+		return errors.Join(err, f.Close())
 	}
 	return r.warm.keep(t)
 }
