@@ -190,12 +190,18 @@ func safe(s string) string {
 	}, s)
 }
 
-// configHash is a short hash of everything that determines a run, the
-// model's version included (JSON writes map keys sorted, so equal configs
-// hash equally). A trace counts
-// by its file name, not the folder it was found in, so that saved runs
-// are found again wherever the traces are kept.
+// configHash is a short hash of configKey: it names a run's result file.
 func configHash(c *bench.Config) string {
+	h := fnv.New64a()
+	h.Write([]byte(configKey(c)))
+	return fmt.Sprintf("%08x", h.Sum64()>>32)
+}
+
+// configKey is everything that determines a run, the model's version
+// included (JSON writes map keys sorted, so equal configs have equal
+// keys). A trace counts by its file name, not the folder it was found in,
+// so that saved runs are found again wherever the traces are kept.
+func configKey(c *bench.Config) string {
 	plain := *c
 	plain.Workload = nil
 	props := c.Workload.Properties()
@@ -207,7 +213,5 @@ func configHash(c *bench.Config) string {
 		Props workloads.Properties
 		Model int
 	}{plain, props, cost.ModelVersion})
-	h := fnv.New64a()
-	h.Write(b)
-	return fmt.Sprintf("%08x", h.Sum64()>>32)
+	return string(b)
 }

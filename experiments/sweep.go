@@ -7,8 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
-	"sync"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -22,7 +20,8 @@ type Outcome struct {
 	Result *bench.Result
 	Err    error
 	// Reused marks a result read back from an earlier sweep, the point's
-	// own or one of the same configuration.
+	// own or one of the same configuration, or run for an earlier figure
+	// of the same SweepFigures.
 	Reused bool
 }
 
@@ -92,112 +91,22 @@ func RunsDir(dir string, s *Spec, scale string) string {
 }
 
 // Sweep runs every point that is not missing, has its inputs and has no
-// result yet, in
-// parallel, saving each result as it finishes so that an interrupted sweep
-// (ctx cancelled) resumes where it stopped. A result file that does not
-// parse stops the sweep before anything runs: it is reported, never
-// silently run again or plotted. Failed runs are reported in their
-// Outcome and, together, in the error.
+// result yet, in parallel, saving each result as it finishes so that an
+// interrupted sweep (ctx cancelled) resumes where it stopped. A result
+// file that does not parse stops the sweep before anything runs: it is
+// reported, never silently run again or plotted. Failed runs are reported
+// in their Outcome and, together, in the error. SweepFigures sweeps
+// several figures at once.
 func Sweep(ctx context.Context, s *Spec, points []Point, opt Options) ([]Outcome, error) {
-	dir := RunsDir(opt.Dir, s, opt.Scale)
-	out, err := Collect(s, points, opt)
+	var sw Swept
+	err := SweepFigures(ctx, []Figure{{Spec: s, Points: points}}, opt, func(_ int, got Swept) error {
+		sw = got
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	// One run per configuration: the points of a derived axis, or of
-	// panels that plot other metrics of the same runs, share it, also
-	// with a result an earlier sweep saved.
-	saved := map[string]int{}
-	for i, o := range out {
-		if _, dup := saved[o.Hash]; o.Result != nil && !dup {
-			saved[o.Hash] = i
-		}
-	}
-	var pending []int
-	first := map[string]int{}
-	own := opt.Shard.owns(points)
-	var elsewhere map[string]string // read on the first point that needs it
-	for i, o := range out {
-		if o.Missing != "" || o.Result != nil || o.NeedsInput != "" || !own[i] {
-			continue
-		}
-		if _, ok := saved[o.Hash]; !ok {
-			if elsewhere == nil {
-				elsewhere = otherRuns(opt.Dir, opt.Scale)
-			}
-			if path, ok := elsewhere[o.Hash]; ok {
-				if r := reuse(path, &o.Config); r != nil {
-					out[i].Result = r
-					saved[o.Hash] = i
-				}
-			}
-		}
-		if j, ok := saved[o.Hash]; ok {
-			out[i].Result, out[i].Reused = out[j].Result, true
-			if err := save(filepath.Join(dir, o.ID+".json"), out[i].Result); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		if _, dup := first[o.Hash]; !dup {
-			first[o.Hash] = i
-			pending = append(pending, i)
-		}
-	}
-	jobs := opt.Jobs
-	if jobs <= 0 {
-		jobs = runtime.NumCPU()
-	}
-	bar := newBar(opt.Progress, len(pending), s.ID)
-	work := make(chan int)
-	var wg sync.WaitGroup
-	for range min(jobs, max(len(pending), 1)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range work {
-				o := &out[i]
-				o.Result, o.Err = bench.Run(o.Config)
-				if o.Err == nil {
-					o.Err = save(filepath.Join(dir, o.ID+".json"), o.Result)
-				}
-				if o.Err != nil {
-					o.Result = nil
-				}
-				bar.Add(1)
-			}
-		}()
-	}
-feed:
-	for _, i := range pending {
-		select {
-		case work <- i:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(work)
-	wg.Wait()
-	bar.Finish()
-	for i := range out {
-		o := &out[i]
-		if j, ok := first[o.Hash]; ok && j != i && o.Result == nil && o.Err == nil {
-			o.Result, o.Err = out[j].Result, out[j].Err
-			if o.Result != nil {
-				o.Err = save(filepath.Join(dir, o.ID+".json"), o.Result)
-			}
-		}
-	}
-	var errs []error
-	for _, o := range out {
-		if o.Err != nil {
-			errs = append(errs, fmt.Errorf("%s: %s %s x=%s: %w", s.ID, o.Panel, o.Series, o.XLabel(), o.Err))
-		}
-	}
-	if err := ctx.Err(); err != nil {
-		errs = append(errs, fmt.Errorf("%s: interrupted; finished runs are kept in %s and the next sweep resumes: %w", s.ID, dir, err))
-	}
-	return out, errors.Join(errs...)
+	return sw.Outcomes, sw.Err
 }
 
 // Collect reads the results a sweep has already saved, running nothing:
@@ -234,13 +143,19 @@ func save(path string, r *bench.Result) error {
 // bar is a progress bar, or nothing when there is no writer.
 type bar interface {
 	Add(int) error
-	Finish() error
+	// Clear erases the bar's line, RenderBlank draws it again.
+	Clear() error
+	RenderBlank() error
+	// Exit leaves the bar as it is, unfinished.
+	Exit() error
 }
 
 type noBar struct{}
 
-func (noBar) Add(int) error { return nil }
-func (noBar) Finish() error { return nil }
+func (noBar) Add(int) error      { return nil }
+func (noBar) Clear() error       { return nil }
+func (noBar) RenderBlank() error { return nil }
+func (noBar) Exit() error        { return nil }
 
 func newBar(w io.Writer, n int, id string) bar {
 	if w == nil || n == 0 {

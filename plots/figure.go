@@ -278,8 +278,13 @@ func hasPositive(pn Panel) bool {
 }
 
 // headroom leaves a little room above the highest point. A panel without
-// data gets the unit range: gonum leaves its range infinite.
+// data gets the unit range: gonum leaves its range infinite. A log panel
+// whose points share one value (a sweep interrupted after its first run)
+// gets the decade around it, since a log axis cannot start at zero.
 func headroom(p *plot.Plot, log bool) {
+	if log && p.Y.Min == p.Y.Max && p.Y.Max > 0 && !math.IsInf(p.Y.Max, 0) {
+		p.Y.Min, p.Y.Max = p.Y.Min/math.Sqrt(10), p.Y.Max*math.Sqrt(10)
+	}
 	if math.IsInf(p.Y.Max, 0) || math.IsInf(p.Y.Min, 0) || p.Y.Max <= p.Y.Min {
 		p.Y.Min, p.Y.Max = 0, 1
 	}

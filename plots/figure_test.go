@@ -50,9 +50,11 @@ func TestSaveWritesEveryFormat(t *testing.T) {
 			}
 		}
 	}
-	// A log-scale panel without data (every run of it failed) still draws.
+	// A log-scale panel without data (every run of it failed), or with
+	// one point (an interrupted sweep), still draws.
 	emptyLog := &Figure{Title: "no data", Kind: Lines, LogY: true, Panels: []Panel{
 		{Title: "empty"}, {Title: "zeros", Series: []Series{{Label: "x", X: []float64{1, 2}, Y: []float64{0, math.NaN()}}}},
+		{Title: "one point", Series: []Series{{Label: "x", X: []float64{1, 2}, Y: []float64{3, math.NaN()}}}},
 	}}
 	if err := emptyLog.Save(filepath.Join(dir, "emptylog")); err != nil {
 		t.Errorf("log figure with empty panels: %v", err)

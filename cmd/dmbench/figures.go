@@ -166,8 +166,10 @@ func shard(ctx *cli.Context) (experiments.Shard, error) {
 	return experiments.ParseShard(ctx.String("shard"))
 }
 
-// reproduce sweeps each figure, then writes its figure, runs and claims.
-// An interrupt (Ctrl-C) stops launching runs; finished ones are kept.
+// reproduce sweeps the figures through one pool of --jobs runs, then
+// writes each figure's plots, runs and claims in figure order as soon as
+// its runs are done. An interrupt (Ctrl-C) stops launching runs; finished
+// ones are kept.
 func reproduce(ctx *cli.Context, specs []*experiments.Spec) error {
 	sh, err := shard(ctx)
 	if err != nil {
@@ -175,40 +177,43 @@ func reproduce(ctx *cli.Context, specs []*experiments.Spec) error {
 	}
 	opt := options(ctx)
 	opt.Shard = sh
-	sigctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	var failed []error
-	var walls []figureWall
-	defer func() { printWalls(os.Stdout, walls) }()
-	for _, s := range specs {
+	figs := make([]experiments.Figure, len(specs))
+	for i, s := range specs {
 		points, err := s.ExpandInputs(ctx.String("scale"), inputs(ctx))
 		if err != nil {
 			return err
 		}
-		start := time.Now()
-		outs, err := experiments.Sweep(sigctx, s, points, opt)
-		walls = append(walls, figureWall{s.ID, time.Since(start)})
-		if outs == nil {
-			return err
+		figs[i] = experiments.Figure{Spec: s, Points: points}
+	}
+	sigctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	start := time.Now()
+	var failed []error
+	var walls []figureWall
+	defer func() { printWalls(os.Stdout, walls, time.Since(start)) }()
+	err = experiments.SweepFigures(sigctx, figs, opt, func(i int, sw experiments.Swept) error {
+		s := specs[i]
+		done := "interrupted"
+		if !sw.Done.IsZero() {
+			done = sw.Done.Sub(start).Round(time.Second).String()
 		}
-		if err != nil {
-			failed = append(failed, err)
+		walls = append(walls, figureWall{s.ID, sw.RunTime, done})
+		if sw.Err != nil {
+			failed = append(failed, sw.Err)
 		}
 		if ctx.IsSet("shard") {
 			fmt.Printf("%s: shard %s done; its runs are in %s\n", s.ID, sh, experiments.RunsDir(opt.Dir, s, opt.Scale))
-			if sigctx.Err() != nil {
-				break
-			}
-			continue
+			return nil
 		}
-		r := experiments.NewReport(s, ctx.String("scale"), outs)
-		if werr := r.Write(ctx.String("out")); werr != nil {
-			return werr
+		r := experiments.NewReport(s, ctx.String("scale"), sw.Outcomes)
+		if err := r.Write(ctx.String("out")); err != nil {
+			return err
 		}
 		printReport(os.Stdout, r)
-		if sigctx.Err() != nil {
-			break
-		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	return errors.Join(failed...)
 }
@@ -225,26 +230,32 @@ func collect(ctx *cli.Context, s *experiments.Spec) (*experiments.Report, error)
 	return experiments.NewReport(s, ctx.String("scale"), outs), nil
 }
 
-// figureWall is how long a figure's sweep took on the wall clock: shown
-// to the user, never part of a result.
+// figureWall is what a figure of a reproduce took on the wall clock:
+// shown to the user, never part of a result.
 type figureWall struct {
-	id   string
-	wall time.Duration
+	id string
+	// run sums the wall time of the runs the figure ran (figures run at
+	// once, so their sweeps overlap and their spans would not add up).
+	run time.Duration
+	// done is when its last run finished, since reproduce started, or
+	// that it was interrupted.
+	done string
 }
 
-// printWalls prints each figure's sweep time and the total.
-func printWalls(w io.Writer, walls []figureWall) {
+// printWalls prints, per figure, its runs' summed wall time and when it
+// was done, then the sums and the total wall time.
+func printWalls(w io.Writer, walls []figureWall, total time.Duration) {
 	if len(walls) == 0 {
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "\nfigure\twall time")
-	var total time.Duration
+	fmt.Fprintln(tw, "\nfigure\trun time (its runs' wall times, summed)\tdone after (wall time since the start)")
+	var runs time.Duration
 	for _, f := range walls {
-		fmt.Fprintf(tw, "%s\t%s\n", f.id, f.wall.Round(time.Second))
-		total += f.wall
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", f.id, f.run.Round(time.Second), f.done)
+		runs += f.run
 	}
-	fmt.Fprintf(tw, "total\t%s\n", total.Round(time.Second))
+	fmt.Fprintf(tw, "total\t%s\t%s\n", runs.Round(time.Second), total.Round(time.Second))
 	tw.Flush()
 }
 
