@@ -24,7 +24,6 @@ type endpoint struct {
 	node    *node
 	thread  *thread
 	ops     []transport.Op // the batch in flight
-	mems    []memRef       // where each op of the batch lands
 	pending int            // its ops not yet complete
 	next    func() (struct{}, bool)
 	yield   func(struct{}) bool

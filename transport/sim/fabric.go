@@ -49,9 +49,13 @@ type qp struct {
 	executing int64
 }
 
+// opRef is an op waiting for its QP, with its kind, so that the
+// completion that starts it need not touch the op (a cache miss by then)
+// but for a WRITE's length.
 type opRef struct {
-	ep  *endpoint
-	idx int32
+	ep   *endpoint
+	idx  int32
+	kind transport.VerbKind
 }
 
 // node is one machine: memory, NIC resources, cores.
@@ -349,8 +353,8 @@ func (f *Fabric) step() {
 	if e.ep != nil {
 		id = e.ep.id
 	}
-	f.fold(uint64(e.kind)<<32 | uint64(id))
-	switch e.kind {
+	f.fold(uint64(e.kind())<<32 | uint64(id))
+	switch e.kind() {
 	case evResume:
 		e.ep.resume()
 	case evArrive:
@@ -359,7 +363,7 @@ func (f *Fabric) step() {
 		f.fold(uint64(op.Kind)<<56 | op.Len())
 		f.arrive(e.ep, e.idx)
 	case evComplete:
-		f.complete(e.ep, e.idx)
+		f.complete(e.ep, e.idx, e.info&infoRA != 0, transport.NodeID(e.info>>16))
 	case evRPC:
 		f.fold(uint64(e.ep.rpc.target.id)<<48 | uint64(e.ep.rpc.method)<<32 | uint64(len(e.ep.rpc.req)))
 		f.rpcArrive(e.ep)
@@ -374,7 +378,7 @@ func (f *Fabric) step() {
 func (f *Fabric) fold(v uint64) { f.hash = (f.hash ^ v) * 1099511628211 }
 
 func (f *Fabric) schedule(t int64, kind uint8, ep *endpoint, idx int32) {
-	f.events.push(event{t: t, ep: ep, idx: idx, kind: kind})
+	f.events.push(event{t: t, ep: ep, idx: idx, info: uint32(kind)})
 }
 
 // Stats returns the counters since the last reset.

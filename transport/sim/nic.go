@@ -42,16 +42,10 @@ func (f *Fabric) post(ep *endpoint, ops []transport.Op) error {
 	if len(ops) == 0 {
 		return nil
 	}
-	if cap(ep.mems) < len(ops) {
-		ep.mems = make([]memRef, len(ops))
-	}
-	ep.mems = ep.mems[:len(ops)]
 	for i := range ops {
-		m, err := f.locate(&ops[i])
-		if err != nil {
+		if _, err := f.locate(&ops[i]); err != nil {
 			return err
 		}
-		ep.mems[i] = m
 	}
 	remote := false
 	for i := range ops {
@@ -69,7 +63,7 @@ func (f *Fabric) post(ep *endpoint, ops []transport.Op) error {
 	for i := range ops {
 		op := &ops[i]
 		if op.Addr.Node() == ep.node.id {
-			local += f.applyLocal(ep.mems[i].mem, op)
+			local += f.applyLocal(f.land(op).mem, op)
 			continue
 		}
 		ep.count(op)
@@ -85,7 +79,6 @@ func (f *Fabric) post(ep *endpoint, ops []transport.Op) error {
 	}
 	ep.suspend(act)
 	ep.ops = nil
-	clear(ep.mems) // do not keep region slices reachable from idle endpoints
 	return nil
 }
 
@@ -112,6 +105,15 @@ func (f *Fabric) locate(op *transport.Op) (memRef, error) {
 	return memRef{mem: nd.mem[i][op.Addr-r.Base:], device: r.Device}, nil
 }
 
+// land is where op, which post has validated, lands. It is found again
+// when op takes effect rather than kept from post: looking the address up
+// in its node's few regions costs less than a cache miss on a kept copy,
+// which the verbs in between have evicted.
+func (f *Fabric) land(op *transport.Op) memRef {
+	m, _ := f.locate(op)
+	return m
+}
+
 func isReadOrAtomic(k transport.VerbKind) bool { return k != transport.VerbWrite }
 
 // issue hands op idx of ep's batch to its QP at time t, or queues it
@@ -121,22 +123,21 @@ func (f *Fabric) issue(ep *endpoint, idx int32, t int64) {
 	q := &ep.thread.qps[op.Addr.Node()]
 	ra := isReadOrAtomic(op.Kind)
 	if q.waiting.len() > 0 || ra && q.outstanding >= f.prof.MaxOutstanding {
-		q.waiting.push(opRef{ep, idx})
+		q.waiting.push(opRef{ep, idx, op.Kind})
 		return
 	}
 	if ra {
 		q.outstanding++
 	}
-	f.send(ep, idx, t)
+	f.send(ep, idx, op.Kind, t)
 }
 
-// send runs the requester side of op idx from time t.
-func (f *Fabric) send(ep *endpoint, idx int32, t int64) {
-	op := &ep.ops[idx]
+// send runs the requester side of op idx, of kind k, from time t.
+func (f *Fabric) send(ep *endpoint, idx int32, k transport.VerbKind, t int64) {
 	req := ep.node
 	t = req.nic.serve(f.now, t, f.msgSvc) + f.nicTx
 	req.stats.Msgs++
-	b := f.requestBytes(op)
+	b := f.requestBytes(k, &ep.ops[idx])
 	req.stats.BytesTx += b
 	t = req.tx.serve(f.now, t, int64(b)*f.byteSvc) + f.wire
 	f.schedule(t, evArrive, ep, idx)
@@ -153,13 +154,13 @@ func (f *Fabric) arrive(ep *endpoint, idx int32) {
 	}
 	f.flushTorn(q) // ops on one QP take effect in order
 
-	in := f.requestBytes(op)
+	in := f.requestBytes(op.Kind, op)
 	resp.stats.BytesRx += in
 	ser := int64(in) * f.byteSvc
 	t := resp.rx.serve(f.now, f.now-ser, ser)
 	t = resp.nic.serve(f.now, t, f.msgSvc) + f.nicRx
 	resp.stats.Msgs++
-	m := ep.mems[idx]
+	m := f.land(op)
 	mem := m.mem
 	switch op.Kind {
 	case transport.VerbRead:
@@ -189,21 +190,22 @@ func (f *Fabric) arrive(ep *endpoint, idx int32) {
 // execute applies atomic op idx of ep when its address's atomic unit
 // runs it, and sends its reply.
 func (f *Fabric) execute(ep *endpoint, idx int32) {
-	applyAtomic(ep.mems[idx].mem, &ep.ops[idx])
+	applyAtomic(f.land(&ep.ops[idx]).mem, &ep.ops[idx])
 	f.respond(f.nodes[ep.ops[idx].Addr.Node()], ep, idx, f.now)
 }
 
 // respond sends op idx's response from resp at time t and schedules its
 // completion at the requester.
 func (f *Fabric) respond(resp *node, ep *endpoint, idx int32, t int64) {
-	out := f.responseBytes(&ep.ops[idx])
+	op := &ep.ops[idx]
+	out := f.responseBytes(op)
 	resp.stats.BytesTx += out
 	ser := int64(out) * f.byteSvc
 	t = resp.tx.serve(f.now, t, ser) + f.wire
 	req := ep.node
 	req.stats.BytesRx += out
 	t = req.rx.serve(f.now, t-ser, ser) + f.nicComp
-	f.schedule(t, evComplete, ep, idx)
+	f.events.push(completion(t, ep, idx, op))
 }
 
 // serveAddr serialises atomics on one 8-byte address.
@@ -220,16 +222,16 @@ func (f *Fabric) serveAddr(nd *node, a transport.GAddr, at, svc int64) int64 {
 	return end
 }
 
-// complete retires op idx at its requester: it frees the QP slot, starts
-// ops waiting for one, and resumes ep when its whole batch is done.
-func (f *Fabric) complete(ep *endpoint, idx int32) {
-	op := &ep.ops[idx]
-	if isReadOrAtomic(op.Kind) {
-		q := &ep.thread.qps[op.Addr.Node()]
+// complete retires op idx at its requester, a READ or atomic (ra) or not,
+// to node: it frees the QP slot, starts ops waiting for one, and resumes
+// ep when its whole batch is done.
+func (f *Fabric) complete(ep *endpoint, idx int32, ra bool, node transport.NodeID) {
+	if ra {
+		q := &ep.thread.qps[node]
 		q.outstanding--
 		for q.waiting.len() > 0 {
 			w := q.waiting.peek()
-			ra := isReadOrAtomic(w.ep.ops[w.idx].Kind)
+			ra := isReadOrAtomic(w.kind)
 			if ra && q.outstanding >= f.prof.MaxOutstanding {
 				break
 			}
@@ -237,7 +239,7 @@ func (f *Fabric) complete(ep *endpoint, idx int32) {
 			if ra {
 				q.outstanding++
 			}
-			f.send(w.ep, w.idx, f.now)
+			f.send(w.ep, w.idx, w.kind, f.now)
 		}
 	}
 	ep.pending--
@@ -254,10 +256,11 @@ func (f *Fabric) packets(n int) uint64 {
 	return uint64((n + f.prof.MTU - 1) / f.prof.MTU)
 }
 
-// requestBytes is what a verb's request puts on the wire.
-func (f *Fabric) requestBytes(op *transport.Op) uint64 {
+// requestBytes is what a verb's request, op of kind k, puts on the wire.
+// Only a WRITE's is read from op (its length).
+func (f *Fabric) requestBytes(k transport.VerbKind, op *transport.Op) uint64 {
 	p := &f.prof
-	switch op.Kind {
+	switch k {
 	case transport.VerbRead:
 		return uint64(p.BaseHeader + p.RETH)
 	case transport.VerbWrite:

@@ -1,7 +1,5 @@
 package sim
 
-import "sort"
-
 // timeline is a NIC resource (message processing, a link direction, the
 // atomic unit) that knows its future. The simulator reserves a verb's
 // later stages when it processes an earlier one: a response's trip over
@@ -45,7 +43,7 @@ func (tl *timeline) serve(now, at, d int64) int64 {
 		return at + d
 	}
 	s := at
-	for i := sort.Search(n, func(k int) bool { return tl.iv[k].e > at }); i < n; i++ {
+	for i := tl.after(at); i < n; i++ {
 		cur := tl.iv[i]
 		if s+d <= cur.s { // the gap before interval i fits
 			tl.insert(now, interval{s, s + d})
@@ -56,6 +54,31 @@ func (tl *timeline) serve(now, at, d int64) int64 {
 	tl.push(now, interval{s, s + d})
 	tl.mergeAt(len(tl.iv) - 1)
 	return s + d
+}
+
+// after is the index of the first interval that ends after t, or
+// len(tl.iv). Ends increase, so a search finds the one answer in any
+// order: this one gallops back from the newest interval, as most
+// reservations land among the last few, and the slice holds thousands.
+func (tl *timeline) after(t int64) int {
+	i, j := 0, len(tl.iv)
+	for step := 1; j-step >= 0; step *= 2 {
+		p := j - step
+		if tl.iv[p].e <= t {
+			i = p + 1
+			break
+		}
+		j = p
+	}
+	for i < j {
+		h := int(uint(i+j) >> 1)
+		if tl.iv[h].e > t {
+			j = h
+		} else {
+			i = h + 1
+		}
+	}
+	return i
 }
 
 // push appends v. Past intervals are dropped only when the slice is full:
@@ -70,20 +93,35 @@ func (tl *timeline) push(now int64, v interval) {
 
 // prune drops the intervals that ended before the window.
 func (tl *timeline) prune(now int64) {
-	h := sort.Search(len(tl.iv), func(k int) bool { return tl.iv[k].e > now-pastWindow })
-	n := copy(tl.iv, tl.iv[h:])
+	n := copy(tl.iv, tl.iv[tl.after(now-pastWindow):])
 	tl.iv = tl.iv[:n]
 }
 
-// insert puts v, which lies in a gap, in its place and merges it with
-// touching neighbours.
+// insert puts v, which lies in a gap, in its place, merged with touching
+// neighbours. Most often v extends the interval before it, which needs no
+// shift of the intervals after it. Room for v is made all the same, so
+// that the slice is pruned and grown at the same points whichever way v
+// lands.
 func (tl *timeline) insert(now int64, v interval) {
 	tl.push(now, interval{})
 	n := len(tl.iv) - 1
-	i := sort.Search(n, func(k int) bool { return tl.iv[k].e > v.s })
-	copy(tl.iv[i+1:], tl.iv[i:n])
-	tl.iv[i] = v
-	tl.mergeAt(i)
+	tl.iv = tl.iv[:n]
+	i := tl.after(v.s)
+	prev := i > 0 && tl.iv[i-1].e == v.s
+	next := i < n && tl.iv[i].s == v.e
+	switch {
+	case prev && next:
+		tl.iv[i-1].e = tl.iv[i].e
+		tl.iv = append(tl.iv[:i], tl.iv[i+1:]...)
+	case prev:
+		tl.iv[i-1].e = v.e
+	case next:
+		tl.iv[i].s = v.s
+	default:
+		tl.iv = tl.iv[:n+1]
+		copy(tl.iv[i+1:], tl.iv[i:n])
+		tl.iv[i] = v
+	}
 }
 
 // mergeAt joins interval i with its neighbours where they touch.

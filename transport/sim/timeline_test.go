@@ -1,6 +1,9 @@
 package sim
 
-import "testing"
+import (
+	"math/rand/v2"
+	"testing"
+)
 
 // A reservation booked ahead leaves the link usable before it, and
 // reservations queue behind one another when they overlap.
@@ -45,5 +48,40 @@ func TestTimelineSaturatedStaysSmall(t *testing.T) {
 	}
 	if len(tl.iv) != 1 || now != 170000 {
 		t.Errorf("%d intervals, end %d; want 1 and 170000", len(tl.iv), now)
+	}
+}
+
+// TestTimelineFirstFit checks serve against a plain model, a list of the
+// bookings searched in full: each reservation starts at the earliest time
+// from its at on that overlaps no booking, and the intervals are the
+// bookings merged, sorted and disjoint. Reservations reach back less than
+// pastWindow, so pruning drops nothing the model would find.
+func TestTimelineFirstFit(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	var tl timeline
+	var booked []interval
+	now := int64(0)
+	for k := range 20000 {
+		now += rng.Int64N(200)
+		at := now - rng.Int64N(2000) + rng.Int64N(6000)
+		d := 1 + rng.Int64N(300)
+		s := at
+		for moved := true; moved; {
+			moved = false
+			for _, b := range booked {
+				if s < b.e && b.s < s+d {
+					s, moved = b.e, true
+				}
+			}
+		}
+		booked = append(booked, interval{s, s + d})
+		if end := tl.serve(now, at, d); end != s+d {
+			t.Fatalf("reservation %d (%d ps from %d): ends at %d, want %d", k, d, at, end, s+d)
+		}
+		for i := 1; i < len(tl.iv); i++ {
+			if tl.iv[i-1].e >= tl.iv[i].s {
+				t.Fatalf("reservation %d: intervals %v and %v not sorted, disjoint and merged", k, tl.iv[i-1], tl.iv[i])
+			}
+		}
 	}
 }
