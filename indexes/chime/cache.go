@@ -209,6 +209,23 @@ func (h *hotspotBuffer) lookup(leaf transport.GAddr, first, n, span int, fp uint
 func (h *hotspotBuffer) record(leaf transport.GAddr, slot int, fp uint16) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.put(leaf, slot, fp)
+}
+
+// recordAll records the keys of fingerprints fps found in slots of leaf,
+// in order, as record would one by one. It locks once: a lock is a
+// barrier to the processor, which can then not overlap the cache misses
+// of one bucket with the next.
+func (h *hotspotBuffer) recordAll(leaf transport.GAddr, slots []int, fps []uint16) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for i, s := range slots {
+		h.put(leaf, s, fps[i])
+	}
+}
+
+// put records a key under h.mu.
+func (h *hotspotBuffer) put(leaf transport.GAddr, slot int, fp uint16) {
 	bi, tag := h.bucket(leaf, slot, fp)
 	b := &h.buckets[bi]
 	victim := -1

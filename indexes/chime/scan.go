@@ -2,9 +2,12 @@ package chime
 
 import (
 	"bytes"
+	"cmp"
+	"encoding/binary"
 	"slices"
 
 	"github.com/dmbench/dmbench/cost"
+	"github.com/dmbench/dmbench/indexes/internal/keycmp"
 	"github.com/dmbench/dmbench/transport"
 )
 
@@ -54,8 +57,19 @@ func (c *client) Scan(start []byte, n int, fn func(key, val []byte) bool) error 
 		found = append(found, c.ordered(more)...)
 		from = tasks[len(tasks)-1].hi
 	}
-	for _, e := range found[:min(n, len(found))] {
-		if !fn(bytes.Clone(e.key), bytes.Clone(e.val)) {
+	// The caller keeps the keys and values: copies, carved from one
+	// allocation rather than two each.
+	found = found[:min(n, len(found))]
+	room := 0
+	for _, e := range found {
+		room += len(e.key) + len(e.val)
+	}
+	buf := make([]byte, 0, room)
+	for _, e := range found {
+		buf = append(buf, e.key...)
+		key := buf[len(buf)-len(e.key) : len(buf) : len(buf)]
+		buf = append(buf, e.val...)
+		if !fn(key, buf[len(buf)-len(e.val):len(buf):len(buf)]) {
 			return nil
 		}
 	}
@@ -64,11 +78,20 @@ func (c *client) Scan(start []byte, n int, fn func(key, val []byte) bool) error 
 
 // ordered sorts entries by key and drops repeats: a leaf read again in a
 // later round (a speculative miss, a split) yields some entries twice.
+// The leaves come in key order, so es often is already: a stable sort
+// would leave it as it is. The repeats are dropped before the sort of all
+// of es is charged, while es is in the CPU cache.
 func (c *client) ordered(es []entry) []entry {
-	slices.SortStableFunc(es, func(a, b entry) int { return bytes.Compare(a.key, b.key) })
-	c.ep.Compute(int64(len(es)) * cost.NodeSearch(len(es)))
-	return slices.CompactFunc(es, func(a, b entry) bool { return bytes.Equal(a.key, b.key) })
+	n := len(es)
+	if !slices.IsSortedFunc(es, compareKeys) {
+		slices.SortStableFunc(es, compareKeys)
+	}
+	es = slices.CompactFunc(es, func(a, b entry) bool { return compareKeys(a, b) == 0 })
+	c.ep.Compute(int64(n) * cost.NodeSearch(n))
+	return es
 }
+
+func compareKeys(a, b entry) int { return keycmp.Compare(a.key, b.key) }
 
 // leafTask is a leaf a range query reads, with the fences its cached
 // parent gives it: [lo, hi), nil standing for -inf and +inf. A leaf's low
@@ -349,6 +372,12 @@ func (c *client) decodeRead(r *leafRead, from, to []byte) (live []entry, meta *r
 	g := c.g
 	node, seen := byte(0), false
 	var at []int // the slot of each live entry
+	slots := 0
+	for _, s := range r.spans {
+		slots += s.hi - s.lo
+	}
+	// The slots decoded, g.entry bytes each, carved from one allocation.
+	bufs := make([]byte, slots*g.entry)
 	agree := func(hdr byte) bool {
 		if !seen {
 			node, seen = nodeVersion(hdr), true
@@ -358,7 +387,8 @@ func (c *client) decodeRead(r *leafRead, from, to []byte) (live []entry, meta *r
 	for j, s := range r.spans {
 		im := &r.images[j]
 		for slot := s.lo; slot < s.hi; slot++ {
-			e, ok := g.slotItem(im, slot, make([]byte, g.entry))
+			e, ok := g.slotItem(im, slot, bufs[:g.entry:g.entry])
+			bufs = bufs[g.entry:]
 			if !ok || !agree(e.hdr) {
 				return nil, nil, false
 			}
@@ -378,8 +408,7 @@ func (c *client) decodeRead(r *leafRead, from, to []byte) (live []entry, meta *r
 			meta = &m
 		}
 	}
-	sorted := slices.Clone(live)
-	slices.SortFunc(sorted, func(a, b entry) int { return bytes.Compare(a.key, b.key) })
+	sorted := sortedByKey(live)
 	c.ep.Compute(int64(len(sorted)) * cost.NodeSearch(len(sorted)))
 	if duplicated(sorted) {
 		// The READs overlapped a hopscotch displacement, which writes an
@@ -388,11 +417,63 @@ func (c *client) decodeRead(r *leafRead, from, to []byte) (live []entry, meta *r
 	}
 	if c.hot != nil {
 		// CHIME's range query records every key it finds (add_to_cache).
+		fps := make([]uint16, len(live))
 		for i, e := range live {
-			c.hot.record(r.t.addr, at[i], hotFingerprint(e.key))
+			fps[i] = hotFingerprint(e.key)
 		}
+		c.hot.recordAll(r.t.addr, at, fps)
 	}
 	return sorted, meta, true
+}
+
+// sortedByKey returns a copy of es sorted by key, keys that repeat
+// adjacent (in no given order: decodeRead drops a read that repeats a
+// key). With keys of one length, it sorts pairs of an index and eight
+// key bytes, from where the keys start to differ, rather than the
+// entries: comparing those seldom needs the keys themselves.
+func sortedByKey(es []entry) []entry {
+	if len(es) < 2 {
+		return slices.Clone(es)
+	}
+	n := len(es[0].key)
+	same := n // bytes that every key shares with the first
+	for _, e := range es[1:] {
+		if len(e.key) != n {
+			same = -1
+			break
+		}
+		for i := range same {
+			if e.key[i] != es[0].key[i] {
+				same = i
+				break
+			}
+		}
+	}
+	if same < 0 || n < 8 {
+		out := slices.Clone(es)
+		slices.SortFunc(out, compareKeys)
+		return out
+	}
+	at := min(same, n-8) // the shared bytes before at compare equal
+	type pair struct {
+		w uint64
+		i int32
+	}
+	ps := make([]pair, len(es))
+	for i, e := range es {
+		ps[i] = pair{binary.BigEndian.Uint64(e.key[at:]), int32(i)}
+	}
+	slices.SortFunc(ps, func(a, b pair) int {
+		if a.w != b.w {
+			return cmp.Compare(a.w, b.w)
+		}
+		return compareKeys(es[a.i], es[b.i])
+	})
+	out := make([]entry, len(es))
+	for k, p := range ps {
+		out[k] = es[p.i]
+	}
+	return out
 }
 
 // duplicated reports whether sorted entries repeat a key.
