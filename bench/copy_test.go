@@ -15,6 +15,28 @@ import (
 // every index that copies, with caches that evict and caches that do not,
 // for searches, writes under skew and scans.
 func TestCacheCopyIsExact(t *testing.T) {
+	copiers := map[string]bool{}
+	for _, c := range copyRuns(t) {
+		if !copiers[c.Index] {
+			copiers[c.Index] = true
+			t.Logf("%s copies its caches", c.Index)
+		}
+		copied := resultJSON(t, c)
+		c.searchEveryNode = true
+		if searched := resultJSON(t, c); copied != searched {
+			t.Errorf("%s, %s, %d B cache: the run after copying caches differs from the run after every node searched:\ncopied   %s\nsearched %s", c.Index, c.Workload.Name, c.CacheBytes, copied, searched)
+		}
+	}
+	if len(copiers) == 0 {
+		t.Error("no registered index copies its caches")
+	}
+}
+
+// copyRuns are the runs the copy tests compare, on 3 compute nodes of 2
+// threads: for every registered index that copies its caches, a search
+// with a cache that evicts, Zipfian YCSB A and YCSB E.
+func copyRuns(t *testing.T) []Config {
+	t.Helper()
 	runs := []struct {
 		workload string
 		props    workloads.Properties
@@ -24,7 +46,7 @@ func TestCacheCopyIsExact(t *testing.T) {
 		{"dmtree-ycsb-a", workloads.Properties{"requestdistribution": "zipfian"}, 16 << 20},
 		{"dmtree-ycsb-e", nil, 256 << 10},
 	}
-	copiers := 0
+	var cs []Config
 	for _, name := range indexes.Names() {
 		for _, run := range runs {
 			props := workloads.Properties{"recordcount": "4000", "operationcount": "2000", "warmupoperationcount": "200"}
@@ -36,20 +58,10 @@ func TestCacheCopyIsExact(t *testing.T) {
 			if !copies(t, c) {
 				break
 			}
-			if run.workload == runs[0].workload {
-				copiers++
-				t.Logf("%s copies its caches", name)
-			}
-			copied := resultJSON(t, c)
-			c.searchEveryNode = true
-			if searched := resultJSON(t, c); copied != searched {
-				t.Errorf("%s, %s, %d B cache: the run after copying caches differs from the run after every node searched:\ncopied   %s\nsearched %s", name, run.workload, run.cache, copied, searched)
-			}
+			cs = append(cs, c)
 		}
 	}
-	if copiers == 0 {
-		t.Error("no registered index copies its caches")
-	}
+	return cs
 }
 
 // copies reports whether c's index copies caches.
@@ -84,53 +96,34 @@ func resultJSON(t *testing.T, c Config) string {
 // every index that copies: the template was warmed with another number
 // of threads, by a copy from the run that kept it.
 func TestWarmCopyIsExact(t *testing.T) {
-	runs := []struct {
-		workload string
-		props    workloads.Properties
-		cache    uint64
-	}{
-		{"dmtree-search-only", nil, 48 << 10},
-		{"dmtree-ycsb-a", workloads.Properties{"requestdistribution": "zipfian"}, 16 << 20},
-		{"dmtree-ycsb-e", nil, 256 << 10},
-	}
-	for _, name := range indexes.Names() {
-		for _, run := range runs {
-			props := workloads.Properties{"recordcount": "4000", "operationcount": "2000", "warmupoperationcount": "200"}
-			for k, v := range run.props {
-				props[k] = v
-			}
-			first := smallConfig(t, run.workload, props)
-			first.Index, first.ComputeNodes, first.Threads, first.CacheBytes = name, 3, 2, run.cache
-			if !copies(t, first) {
-				break
-			}
-			second := first
-			second.Threads = 3
-			alone := resultJSON(t, second)
-			w := NewWarm(1)
-			w.Expect(&first)
-			w.Expect(&second)
-			if _, err := RunWarm(first, w); err != nil {
-				t.Fatalf("%s, %s: %v", name, run.workload, err)
-			}
-			res, err := RunWarm(second, w)
-			if err != nil {
-				t.Fatalf("%s, %s: %v", name, run.workload, err)
-			}
-			if w.lent == 0 {
-				t.Errorf("%s, %s: the second run copied nothing from the first's warm-up", name, run.workload)
-			}
-			if len(w.kept) != 0 {
-				t.Errorf("%s, %s: a template is kept after the last run of its key", name, run.workload)
-			}
-			res.WallS, res.LoadWallS, res.WarmupWallS = 0, 0, 0
-			b, err := json.Marshal(res)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if string(b) != alone {
-				t.Errorf("%s, %s, %d B cache: the run after borrowing a warm-up differs from the run alone:\nborrowed %s\nalone    %s", name, run.workload, run.cache, b, alone)
-			}
+	for _, first := range copyRuns(t) {
+		name, workload := first.Index, first.Workload.Name
+		second := first
+		second.Threads = 3
+		alone := resultJSON(t, second)
+		w := NewWarm(1)
+		w.Expect(&first)
+		w.Expect(&second)
+		if _, err := RunWarm(first, w); err != nil {
+			t.Fatalf("%s, %s: %v", name, workload, err)
+		}
+		res, err := RunWarm(second, w)
+		if err != nil {
+			t.Fatalf("%s, %s: %v", name, workload, err)
+		}
+		if w.lent == 0 {
+			t.Errorf("%s, %s: the second run copied nothing from the first's warm-up", name, workload)
+		}
+		if len(w.kept) != 0 {
+			t.Errorf("%s, %s: a template is kept after the last run of its key", name, workload)
+		}
+		res.WallS, res.LoadWallS, res.WarmupWallS = 0, 0, 0
+		b, err := json.Marshal(res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(b) != alone {
+			t.Errorf("%s, %s, %d B cache: the run after borrowing a warm-up differs from the run alone:\nborrowed %s\nalone    %s", name, workload, first.CacheBytes, b, alone)
 		}
 	}
 }
