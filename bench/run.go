@@ -196,7 +196,7 @@ func (r *runner) run() (*Result, error) {
 			loaded, _ := w.LoadedRecords() // read before, by Records
 			return nil, fmt.Errorf("bulk load of %d records into %s: %w", loaded, c.Index, err)
 		}
-		r.lendable()
+		r.startWarm()
 		r.loadWall = time.Since(start)
 	}
 

@@ -208,9 +208,9 @@ func memoryDigest(f transport.Fabric) (uint64, bool) {
 	return s.MemoryDigest(), true
 }
 
-// lendable sets the run's warm-up key and load digest when its warm-up
+// startWarm sets the run's warm-up key and load digest when its warm-up
 // can be lent or borrowed, and counts the run as started.
-func (r *runner) lendable() {
+func (r *runner) startWarm() {
 	if r.warm == nil {
 		return
 	}
