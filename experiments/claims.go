@@ -118,8 +118,10 @@ func (r *Ref) validate(s *Spec) error {
 		if !slices.Contains(s.X.Categories, r.Category) {
 			return fmt.Errorf("category %q is not on the x axis", r.Category)
 		}
-	case r.X == nil || !slices.Contains(s.X.Values, *r.X):
-		return fmt.Errorf("x %v is not on the x axis %v", r.X, s.X.Values)
+	case r.X == nil:
+		return fmt.Errorf("the reference names no x; the x axis has %v", s.X.Values)
+	case !slices.Contains(s.X.Values, *r.X):
+		return fmt.Errorf("x %v is not on the x axis %v", *r.X, s.X.Values)
 	}
 	return nil
 }

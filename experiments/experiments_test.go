@@ -131,13 +131,14 @@ func TestSpecErrorsNameFieldAndFile(t *testing.T) {
 		"bad axis":                strings.Replace(tinySpec, "name: threads", "name: moons", 1),
 		"bad metric":              strings.Replace(tinySpec, "metric: throughput_mops", "metric: speed", 1),
 		"bad claim ref":           strings.Replace(tinySpec, "lhs: {series: Expected, panel: search, x: 4}, rhs", "lhs: {series: Expected, panel: search, x: 5}, rhs", 1),
+		"claim ref without x":     strings.Replace(tinySpec, "lhs: {series: Expected, panel: search, x: 4}, rhs", "lhs: {series: Expected, panel: search}, rhs", 1),
 		"bad profile":             strings.Replace(tinySpec, "profile: cx6-100g", "profile: cx9", 1),
 		"missing preset":          strings.Replace(tinySpec, "  large: {records: 2000, ops: 2000, warmup: 0}\n", "", 1),
 		"bad coroutines":          strings.Replace(tinySpec, "workload: dmtree-search-only}", "workload: dmtree-search-only, coroutines: -1}", 1),
 		"bad workload coroutines": strings.Replace(tinySpec, "{label: Ghost, index: ghost}", "{label: Ghost, index: ghost, workload_coroutines: {dmtree-scan-onyl: 1}}", 1),
 	}
 	fields := map[string]string{"unknown field": "colour", "bad plot": "field plot", "bad axis": "field x", "bad metric": "field metric",
-		"bad claim ref": "claims[0]", "bad profile": "field profile", "missing preset": "field scales", "bad coroutines": "panels[0].coroutines",
+		"bad claim ref": "x 5 is not on the x axis [", "claim ref without x": "names no x", "bad profile": "field profile", "missing preset": "field scales", "bad coroutines": "panels[0].coroutines",
 		"bad workload coroutines": "series[1].workload_coroutines"}
 	for name, text := range cases {
 		_, err := Parse("bad.yaml", []byte(text))

@@ -202,7 +202,13 @@ func reproduce(ctx *cli.Context, specs []*experiments.Spec) error {
 			failed = append(failed, sw.Err)
 		}
 		if ctx.IsSet("shard") {
-			fmt.Printf("%s: shard %s done; its runs are in %s\n", s.ID, sh, experiments.RunsDir(opt.Dir, s, opt.Scale))
+			state := "done"
+			if sw.Done.IsZero() {
+				state = "interrupted, its finished runs kept"
+			} else if sw.Err != nil {
+				state = "done with failed runs"
+			}
+			fmt.Printf("%s: shard %s %s; its runs are in %s\n", s.ID, sh, state, experiments.RunsDir(opt.Dir, s, opt.Scale))
 			return nil
 		}
 		r := experiments.NewReport(s, ctx.String("scale"), sw.Outcomes)

@@ -46,3 +46,24 @@ func TestTuneGC(t *testing.T) {
 		})
 	}
 }
+
+// TestGrowthFor checks that the heap's growth shrinks with the live heap
+// so that the garbage between collections stays under gcHeadroom, from
+// gcPercent down to Go's default.
+func TestGrowthFor(t *testing.T) {
+	for _, tc := range []struct {
+		live uint64
+		want int
+	}{
+		{0, gcPercent},
+		{20 << 20, gcPercent},
+		{128 << 20, gcPercent},
+		{256 << 20, 200},
+		{512 << 20, 100},
+		{4 << 30, 100},
+	} {
+		if got := growthFor(tc.live); got != tc.want {
+			t.Errorf("growthFor(%d MiB) = %d, want %d", tc.live>>20, got, tc.want)
+		}
+	}
+}
