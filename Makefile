@@ -7,10 +7,12 @@ PKGS    := ./...
 RACE    := ./transport/... ./indexes/... ./bench/...
 
 # reproduce: SCALE=small|default|large, FIG=<paper>/<figure> (or a paper,
-# or a figure name such as fig6), JOBS=<runs at once; default one per core>.
+# or a figure name such as fig6), JOBS=<runs at once; default one per core>,
+# SEEDS=<runs per point, each under its own seed; the figures plot the mean>.
 SCALE   ?= default
 FIG     ?=
 JOBS    ?= 0
+SEEDS   ?= 1
 OUT     ?= results
 DMBENCH := bin/dmbench
 FIG6    := dex/fig6 rftree/fig6 dolphin/fig6
@@ -61,11 +63,11 @@ verbs-check: cc
 
 # Every experiment labelled Figure 6 in the papers: DEX, RF-tree, Dolphin.
 reproduce-fig6: $(DMBENCH)
-	$(DMBENCH) reproduce --scale $(SCALE) --jobs $(JOBS) --out $(OUT) $(FIG6)
+	$(DMBENCH) reproduce --scale $(SCALE) --jobs $(JOBS) --seeds $(SEEDS) --out $(OUT) $(FIG6)
 
 reproduce: $(DMBENCH)
 	@test -n "$(FIG)" || { echo "make reproduce: set FIG, e.g. FIG=dmtree/fig11 (dmbench list figures)" >&2; exit 2; }
-	$(DMBENCH) reproduce --scale $(SCALE) --jobs $(JOBS) --out $(OUT) $(FIG)
+	$(DMBENCH) reproduce --scale $(SCALE) --jobs $(JOBS) --seeds $(SEEDS) --out $(OUT) $(FIG)
 
 # Rewrite the golden reference results (results/reference) after a change
 # of the model or of an index; commit them with the claims they move.
@@ -73,7 +75,7 @@ reference:
 	DMBENCH_UPDATE_REFERENCE=1 $(GO) test -count=1 -run TestReferenceResults ./experiments
 
 reproduce-all: $(DMBENCH)
-	$(DMBENCH) reproduce --scale $(SCALE) --jobs $(JOBS) --out $(OUT) all
+	$(DMBENCH) reproduce --scale $(SCALE) --jobs $(JOBS) --seeds $(SEEDS) --out $(OUT) all
 
 clean:
 	rm -rf bin results/tmp

@@ -169,8 +169,10 @@ const (
 	NoData     = "no data"
 )
 
-// Evaluate checks every claim of s against the runs.
-func Evaluate(s *Spec, runs map[pointKey]Outcome) []Verdict {
+// Evaluate checks every claim of s against the runs. A point run under
+// several seeds (Replicates) counts by the mean over its replicates, and
+// the measured value says in how many of the seeds the claim holds.
+func Evaluate(s *Spec, runs map[pointKey][]Outcome) []Verdict {
 	var out []Verdict
 	for _, c := range s.Claims {
 		out = append(out, evaluate(s, c, runs))
@@ -178,80 +180,146 @@ func Evaluate(s *Spec, runs map[pointKey]Outcome) []Verdict {
 	return out
 }
 
-func evaluate(s *Spec, c Claim, runs map[pointKey]Outcome) Verdict {
+func evaluate(s *Spec, c Claim, runs map[pointKey][]Outcome) Verdict {
 	v := Verdict{Claim: c, Paper: c.paperValue()}
-	get := func(r *Ref) (float64, bool) {
+	// get reads the claim's metric off each replicate of a point.
+	get := func(r *Ref) ([]float64, bool) {
 		name := cmp.Or(r.Metric, c.Metric)
 		m, _ := metricOf(name)
 		if name == "" {
 			name = s.metricName(r.Panel, r.Category)
 			m, _ = s.metricFor(r.Panel, r.Category) // validated
 		}
-		o, ok := runs[r.key()]
-		switch {
-		case !ok:
+		reps, ok := runs[r.key()]
+		if !ok {
 			v.Status, v.Reason = NotAtScale, r.String()+" is not run at this scale"
-		case o.Missing != "":
-			v.Status, v.Reason = Missing, o.Missing
-		case o.NeedsInput != "" && o.Result == nil:
-			v.Status, v.Reason = NeedsInput, o.NeedsInput
-		case o.Err != nil:
-			v.Status, v.Reason = NoData, fmt.Sprintf("%s failed: %v", r, o.Err)
-		case o.Result == nil:
-			v.Status, v.Reason = NoData, r.String()+" has no result"
-		default:
-			x, ok := m(o.Result)
-			if !ok {
-				v.Status, v.Reason = NoData, fmt.Sprintf("%s has no %s", r, name)
-			}
-			return x, ok
+			return nil, false
 		}
-		return 0, false
+		xs := make([]float64, 0, len(reps))
+		for _, o := range reps {
+			switch {
+			case o.Missing != "":
+				v.Status, v.Reason = Missing, o.Missing
+			case o.NeedsInput != "" && o.Result == nil:
+				v.Status, v.Reason = NeedsInput, o.NeedsInput
+			case o.Err != nil:
+				v.Status, v.Reason = NoData, fmt.Sprintf("%s failed: %v", r, o.Err)
+			case o.Result == nil:
+				v.Status, v.Reason = NoData, r.String()+" has no result"
+			default:
+				x, ok := m(o.Result)
+				if !ok {
+					v.Status, v.Reason = NoData, fmt.Sprintf("%s has no %s", r, name)
+					return nil, false
+				}
+				xs = append(xs, x)
+				continue
+			}
+			return nil, false
+		}
+		return xs, true
 	}
 	lhs, ok := get(&c.LHS)
 	if !ok {
 		return v
 	}
-	switch c.Expect {
-	case "value", "below", "above":
-		v.Measured = fmt.Sprintf("%.3g", lhs)
-		if c.Expect == "value" {
-			v.Quotient = lhs / c.Value
+	var rhs []float64
+	if c.RHS != nil && !c.oneSided() {
+		if rhs, ok = get(c.RHS); !ok {
+			return v
 		}
-		v.Status = verdict(c.Expect == "value" && within(lhs, c.Value, c.Factor) ||
-			c.Expect == "below" && lhs < c.Value || c.Expect == "above" && lhs > c.Value)
-		return v
 	}
-	rhs, ok := get(c.RHS)
-	if !ok {
-		return v
+	v.Status, v.Measured, v.Quotient = c.judge(mean(lhs), mean(rhs))
+	if len(lhs) > 1 {
+		v.Measured += c.perSeed(lhs, rhs)
+	}
+	return v
+}
+
+// oneSided reports a claim on the lhs alone.
+func (c *Claim) oneSided() bool {
+	return c.Expect == "value" || c.Expect == "below" || c.Expect == "above"
+}
+
+// judge checks the claim on one lhs (and rhs): its status, the measured
+// value as the claims tables show it, and the quotient.
+func (c *Claim) judge(lhs, rhs float64) (status, measured string, quotient float64) {
+	if c.oneSided() {
+		if c.Expect == "value" {
+			quotient = lhs / c.Value
+		}
+		return verdict(c.Expect == "value" && within(lhs, c.Value, c.Factor) ||
+			c.Expect == "below" && lhs < c.Value || c.Expect == "above" && lhs > c.Value), fmt.Sprintf("%.3g", lhs), quotient
 	}
 	ratio := math.Inf(1)
 	if rhs != 0 {
 		ratio = lhs / rhs
 	}
-	v.Measured = fmt.Sprintf("%.3g / %.3g = %.2fx", lhs, rhs, ratio)
+	measured = fmt.Sprintf("%.3g / %.3g = %.2fx", lhs, rhs, ratio)
 	switch c.Expect {
 	case "ratio":
-		v.Quotient = ratio / c.Value
-		v.Status = verdict(within(ratio, c.Value, c.Factor))
+		return verdict(within(ratio, c.Value, c.Factor)), measured, ratio / c.Value
 	case "range":
-		v.Quotient = 1
+		quotient = 1
 		if ratio < c.Min {
-			v.Quotient = ratio / c.Min
+			quotient = ratio / c.Min
 		} else if ratio > c.Max {
-			v.Quotient = ratio / c.Max
+			quotient = ratio / c.Max
 		}
-		v.Status = verdict(ratio >= c.Min/c.Factor && ratio <= c.Max*c.Factor)
+		return verdict(ratio >= c.Min/c.Factor && ratio <= c.Max*c.Factor), measured, quotient
 	case "greater":
-		v.Status = verdict(lhs > rhs)
+		return verdict(lhs > rhs), measured, 0
 	case "less":
-		v.Status = verdict(lhs < rhs)
-	case "similar":
-		v.Quotient = ratio
-		v.Status = verdict(within(ratio, 1, c.Factor))
+		return verdict(lhs < rhs), measured, 0
+	default: // similar
+		return verdict(within(ratio, 1, c.Factor)), measured, ratio
 	}
-	return v
+}
+
+// perSeed says, for a claim on replicated points, over how many seeds
+// the means were taken, in how many the claim holds on its own, and the
+// range of the value it compares (the lhs, or the ratio) across seeds.
+// Replicate k of the lhs is paired with replicate k of the rhs: the same
+// seeds.
+func (c *Claim) perSeed(lhs, rhs []float64) string {
+	n := len(lhs)
+	if !c.oneSided() {
+		n = min(n, len(rhs))
+	}
+	holds, lo, hi := 0, math.Inf(1), math.Inf(-1)
+	for k := range n {
+		x, r := lhs[k], 0.0
+		if !c.oneSided() {
+			r = rhs[k]
+		}
+		if st, _, _ := c.judge(x, r); st == Pass {
+			holds++
+		}
+		if !c.oneSided() {
+			x = math.Inf(1)
+			if r != 0 {
+				x = lhs[k] / r
+			}
+		}
+		lo, hi = min(lo, x), max(hi, x)
+	}
+	unit := ""
+	if !c.oneSided() {
+		unit = "x"
+	}
+	return fmt.Sprintf("; means of %d seeds, holds in %d (per seed %.3g%s to %.3g%s)", n, holds, lo, unit, hi, unit)
+}
+
+// mean is the mean of xs, 0 for none.
+func mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	var sum float64
+	for _, x := range xs {
+		sum += x
+	}
+	return sum / float64(len(xs))
 }
 
 // Closeness counts, among verdicts with a quotient, how many lie within
@@ -332,10 +400,11 @@ func (c *Claim) paperValue() string {
 	}
 }
 
-// resultOf is a helper for reports: the run of a point, if any.
-func resultOf(runs map[pointKey]Outcome, k pointKey) *bench.Result {
-	if o, ok := runs[k]; ok {
-		return o.Result
+// resultOf is a helper for reports: the first replicate's run of a
+// point, if any.
+func resultOf(runs map[pointKey][]Outcome, k pointKey) *bench.Result {
+	if reps := runs[k]; len(reps) > 0 {
+		return reps[0].Result
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -51,12 +52,44 @@ func TestEvaluateGivesQuotients(t *testing.T) {
 	}
 	four, one := 4.0, 1.0
 	lhs, rhs := Ref{Series: "Expected", Panel: "search", X: &four}, Ref{Series: "Expected", Panel: "search", X: &one}
-	runs := map[pointKey]Outcome{lhs.key(): {Result: throughputResult(3)}, rhs.key(): {Result: throughputResult(2)}}
+	runs := map[pointKey][]Outcome{lhs.key(): {{Result: throughputResult(3)}}, rhs.key(): {{Result: throughputResult(2)}}}
 	for _, tc := range cases {
 		tc.c.LHS, tc.c.RHS = lhs, &rhs
 		if v := evaluate(s, tc.c, runs); math.Abs(v.Quotient-tc.want) > 1e-9 {
 			t.Errorf("%s claim: quotient %g, want %g (%s %s)", tc.c.Expect, v.Quotient, tc.want, v.Status, v.Reason)
 		}
+	}
+}
+
+// A claim on points run under several seeds is judged on the means, and
+// says in how many seeds it holds, pairing the replicates seed by seed.
+func TestReplicatedClaim(t *testing.T) {
+	s, err := Parse("tiny.yaml", []byte(tinySpec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	four, one := 4.0, 1.0
+	lhs, rhs := Ref{Series: "Expected", Panel: "search", X: &four}, Ref{Series: "Expected", Panel: "search", X: &one}
+	reps := func(mops ...float64) []Outcome {
+		var out []Outcome
+		for k, m := range mops {
+			out = append(out, Outcome{Point: Point{Replicate: k}, Result: throughputResult(m)})
+		}
+		return out
+	}
+	// Per seed 3/2, 1/1, 8/5 (1.5x, 1x, 1.6x): the means 4/2.67 make 1.5x.
+	runs := map[pointKey][]Outcome{lhs.key(): reps(3, 1, 8), rhs.key(): reps(2, 1, 5)}
+	c := Claim{Expect: "ratio", Value: 1.5, Factor: 1.1, LHS: lhs, RHS: &rhs}
+	v := evaluate(s, c, runs)
+	if v.Status != Pass || math.Abs(v.Quotient-1) > 1e-9 {
+		t.Errorf("status %s, quotient %g; want pass at 1 (%s)", v.Status, v.Quotient, v.Measured)
+	}
+	if want := "4 / 2.67 = 1.50x; means of 3 seeds, holds in 2 (per seed 1x to 1.6x)"; v.Measured != want {
+		t.Errorf("measured %q, want %q", v.Measured, want)
+	}
+	runs[rhs.key()][1].Err = errors.New("boom")
+	if v := evaluate(s, c, runs); v.Status != NoData || !strings.Contains(v.Reason, "boom") {
+		t.Errorf("a failed replicate: status %s, reason %q; want no data naming the failure", v.Status, v.Reason)
 	}
 }
 

@@ -6,7 +6,8 @@
 //
 // A spec is a YAML file under specs/<paper>/<figure>.yaml (embedded in the
 // binary; `dmbench sweep --spec FILE` takes any file of the same form).
-// Expand turns a spec at a scale into points, one run each; Sweep runs
+// Expand turns a spec at a scale into points, one run each (Replicates
+// repeats them under more seeds, and reports take the mean); Sweep runs
 // them in parallel, keeping each finished run's JSON so an interrupted
 // sweep resumes where it stopped; Evaluate checks the claims against the
 // runs. A series whose index is not implemented yet is reported as

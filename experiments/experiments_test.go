@@ -336,3 +336,76 @@ func TestPanelMetric(t *testing.T) {
 		t.Errorf("bad panel metric: %v", err)
 	}
 }
+
+// Replicates runs each point under more seeds: replicate 0 is the point
+// itself, the others differ in both seeds and so in their files; the
+// report plots and tables the mean with its spread and the claims say in
+// how many seeds they hold.
+func TestReplicatesSweepAndReport(t *testing.T) {
+	s, err := Parse("tiny.yaml", []byte(strings.Replace(tinySpec, "dmtree-search-only", "dmtree-ycsb-a", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	points, err := s.Expand("small")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Replicates(points, 0); err == nil {
+		t.Error("0 seeds accepted")
+	}
+	if one, _ := Replicates(points, 1); !slices.EqualFunc(one, points, func(a, b Point) bool { return a.ID == b.ID }) {
+		t.Error("one seed changed the points")
+	}
+	reps, err := Replicates(points, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(reps) != 3*len(points) {
+		t.Fatalf("%d points, want %d", len(reps), 3*len(points))
+	}
+	ids := map[string]bool{}
+	for i, p := range reps {
+		base, k := points[i%len(points)], i/len(points)
+		if p.Replicate != k || p.Config.Seed != base.Config.Seed+uint64(k) || p.Config.Workload.Seed != base.Config.Workload.Seed+int64(k) {
+			t.Errorf("point %d: replicate %d, seeds %d/%d; want %d, %d/%d", i, p.Replicate, p.Config.Seed, p.Config.Workload.Seed,
+				k, base.Config.Seed+uint64(k), base.Config.Workload.Seed+int64(k))
+		}
+		if k == 0 && p.ID != base.ID || ids[p.ID] {
+			t.Errorf("point %d: ID %s (the point's own %s)", i, p.ID, base.ID)
+		}
+		ids[p.ID] = true
+	}
+	if points[0].Config.Workload.Seed != 1 {
+		t.Errorf("Replicates changed the points' workload: seed %d", points[0].Config.Workload.Seed)
+	}
+	outs, err := Sweep(context.Background(), s, reps, Options{Dir: t.TempDir(), Scale: "small", Jobs: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := NewReport(s, "small", outs)
+	if r.Replicates != 3 {
+		t.Errorf("report of %d replicates, want 3", r.Replicates)
+	}
+	distinct := map[string]bool{}
+	for _, o := range outs {
+		if o.Series == "Expected" && o.X == 4 {
+			distinct[o.Result.EventHash] = true
+		}
+	}
+	if len(distinct) != 3 {
+		t.Errorf("the three seeds of a point gave %d distinct runs", len(distinct))
+	}
+	for _, v := range r.Verdicts {
+		if v.Claim.ID == "scales" && !strings.Contains(v.Measured, "means of 3 seeds, holds in") {
+			t.Errorf("claim scales: measured %q does not say how many seeds it holds in", v.Measured)
+		}
+	}
+	f := r.Figure()
+	se := f.Panels[0].Series[0]
+	if len(se.Lo) != len(se.Y) || !(se.Lo[1] <= se.Y[1] && se.Y[1] <= se.Hi[1]) {
+		t.Errorf("series %s: mean %v outside its spread %v-%v", se.Label, se.Y, se.Lo, se.Hi)
+	}
+	if !slices.ContainsFunc(f.Notes, func(n string) bool { return strings.Contains(n, "mean of 3 seeds") }) {
+		t.Errorf("notes %q do not say the points are means", f.Notes)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"maps"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -41,6 +42,9 @@ type Point struct {
 	// to fetch it (a trace that is not shipped); a result saved by an
 	// earlier sweep that had the file still counts.
 	NeedsInput string
+	// Replicate numbers the runs of one point under different seeds
+	// (Replicates); replicate 0 is the spec's own seed.
+	Replicate int
 }
 
 // Inputs locate the input files that are not shipped with dmbench.
@@ -175,9 +179,44 @@ func (s *Spec) configure(p *Point, sc Scale, panel Panel, se Series, workload st
 		p.Missing = fmt.Sprintf("index %s is not implemented yet", se.Index)
 	}
 	p.NeedsInput = w.TraceMissing()
-	p.Hash = configHash(&c)
-	p.ID = fmt.Sprintf("%s__%s__%s__%s", safe(p.Panel), safe(p.Series), safe(p.key().x), p.Hash)
+	p.identify()
 	return nil
+}
+
+// identify names the point by its configuration (Hash and ID).
+func (p *Point) identify() {
+	p.Hash = configHash(&p.Config)
+	p.ID = fmt.Sprintf("%s__%s__%s__%s", safe(p.Panel), safe(p.Series), safe(p.key().x), p.Hash)
+}
+
+// MaxReplicates bounds Replicates' n.
+const MaxReplicates = 100
+
+// Replicates repeats every point under n seeds, so that a figure shows
+// how much its numbers owe to one draw of the random streams: replicate
+// k runs with the fabric's and the workload's seeds both raised by k, and
+// replicate 0 is the point itself, so one replicate is the plain figure
+// and its saved runs count. The points come replicate by replicate: the
+// whole figure once, then again under the next seed, so that the runs
+// of a series that warm up alike stay together (bench.Warm) and an
+// interrupted sweep has whole figures first.
+func Replicates(points []Point, n int) ([]Point, error) {
+	if n < 1 || n > MaxReplicates {
+		return nil, fmt.Errorf("want 1 to %d seeds per point, not %d", MaxReplicates, n)
+	}
+	out := slices.Clip(points)
+	for k := 1; k < n; k++ {
+		for _, p := range points {
+			w := *p.Config.Workload
+			w.Seed += int64(k)
+			p.Config.Workload = &w
+			p.Config.Seed += uint64(k)
+			p.Replicate = k
+			p.identify()
+			out = append(out, p)
+		}
+	}
+	return out, nil
 }
 
 // safe keeps a label usable in a file name.

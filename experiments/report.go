@@ -27,6 +27,8 @@ type Report struct {
 	Inputs []string
 	// Files are the outputs written.
 	Files []string
+	// Replicates is how many seeds each point ran under (Replicates).
+	Replicates int
 }
 
 // Base is the output path of a figure without extension:
@@ -35,7 +37,10 @@ func Base(dir string, s *Spec) string { return filepath.Join(dir, filepath.FromS
 
 // NewReport evaluates the claims over outcomes.
 func NewReport(s *Spec, scale string, outs []Outcome) *Report {
-	r := &Report{Spec: s, Scale: scale, Outcomes: outs, Verdicts: Evaluate(s, Index(outs))}
+	r := &Report{Spec: s, Scale: scale, Outcomes: outs, Verdicts: Evaluate(s, Index(outs)), Replicates: 1}
+	for _, o := range outs {
+		r.Replicates = max(r.Replicates, o.Replicate+1)
+	}
 	for _, se := range s.Series {
 		for _, o := range outs {
 			if o.Series == se.Label && o.Missing != "" {
@@ -108,19 +113,18 @@ func (r *Report) Figure() *plots.Figure {
 			series := plots.Series{Label: se.Label}
 			present := false
 			for _, x := range xs {
-				y := math.NaN()
 				m, _ := s.metricFor(pn.Name, x) // validated
-				if res := resultOf(runs, pointKey{pn.Name, se.Label, x}); res != nil {
-					if v, ok := m(res); ok {
-						y, present = v, true
-					}
-				}
+				y, lo, hi := replicated(runs[pointKey{pn.Name, se.Label, x}], m)
+				present = present || !math.IsNaN(y)
 				if f.Kind == plots.Lines {
 					var xv float64
 					fmt.Sscan(x, &xv)
 					series.X = append(series.X, xv)
 				}
 				series.Y = append(series.Y, y)
+				if r.Replicates > 1 {
+					series.Lo, series.Hi = append(series.Lo, lo), append(series.Hi, hi)
+				}
 			}
 			if present {
 				panel.Series = append(panel.Series, series)
@@ -135,6 +139,13 @@ func (r *Report) Figure() *plots.Figure {
 	}
 	f.Notes = append(f.Notes, fmt.Sprintf("dmbench, sim fabric, profile %s, scale %s: %s records, %s per point (paper-sized caches scaled by records)",
 		s.Profile, r.Scale, count(sc.Records), length))
+	if r.Replicates > 1 {
+		spread := "whiskers span the lowest and highest seed"
+		if s.X.Name == "time" {
+			spread = "the first seed's windows"
+		}
+		f.Notes = append(f.Notes, fmt.Sprintf("each point is the mean of %d seeds; %s", r.Replicates, spread))
+	}
 	if len(r.Missing) > 0 {
 		f.Notes = append(f.Notes, "missing (index not implemented yet): "+strings.Join(r.Missing, ", "))
 	}
@@ -149,7 +160,7 @@ func (r *Report) Figure() *plots.Figure {
 // timelinePanel draws each series' throughput window by window, at the
 // windows' midpoints in ms, and returns notes on when the runner changed
 // the cluster.
-func (r *Report) timelinePanel(panel plots.Panel, pn Panel, runs map[pointKey]Outcome) (plots.Panel, []string) {
+func (r *Report) timelinePanel(panel plots.Panel, pn Panel, runs map[pointKey][]Outcome) (plots.Panel, []string) {
 	var notes []string
 	for _, se := range r.Spec.Series {
 		res := resultOf(runs, pointKey{pn.Name, se.Label, timeline})
@@ -170,6 +181,27 @@ func (r *Report) timelinePanel(panel plots.Panel, pn Panel, runs map[pointKey]Ou
 	return panel, notes
 }
 
+// replicated is a metric over a point's replicates that have it: the
+// mean, lowest and highest; NaN when none has it.
+func replicated(reps []Outcome, m metric) (mean, lo, hi float64) {
+	mean, lo, hi = math.NaN(), math.Inf(1), math.Inf(-1)
+	var sum float64
+	n := 0
+	for _, o := range reps {
+		if o.Result == nil {
+			continue
+		}
+		if v, ok := m(o.Result); ok {
+			sum, n = sum+v, n+1
+			lo, hi = min(lo, v), max(hi, v)
+		}
+	}
+	if n == 0 {
+		return math.NaN(), math.NaN(), math.NaN()
+	}
+	return sum / float64(n), lo, hi
+}
+
 // TableMarkdown lays the figure's numbers out as the paper's table: one
 // row per panel and series, one column per x value.
 func (r *Report) TableMarkdown() string {
@@ -182,8 +214,12 @@ func (r *Report) TableMarkdown() string {
 		for _, se := range pn.Series {
 			cells := make([]string, len(se.Y))
 			for j, y := range se.Y {
-				cells[j] = "-"
-				if !math.IsNaN(y) {
+				switch {
+				case math.IsNaN(y):
+					cells[j] = "-"
+				case se.Lo != nil:
+					cells[j] = fmt.Sprintf("%.4g (%.4g-%.4g)", y, se.Lo[j], se.Hi[j])
+				default:
 					cells[j] = fmt.Sprintf("%.4g", y)
 				}
 			}

@@ -172,11 +172,12 @@ func newBar(w io.Writer, n int, id string) bar {
 	)
 }
 
-// Index maps outcomes by point for claims and plots.
-func Index(outs []Outcome) map[pointKey]Outcome {
-	m := make(map[pointKey]Outcome, len(outs))
+// Index maps outcomes by point for claims and plots: the point's
+// replicates, in the order of outs.
+func Index(outs []Outcome) map[pointKey][]Outcome {
+	m := make(map[pointKey][]Outcome, len(outs))
 	for _, o := range outs {
-		m[o.key()] = o
+		m[o.key()] = append(m[o.key()], o)
 	}
 	return m
 }

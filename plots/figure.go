@@ -53,6 +53,9 @@ type Panel struct {
 type Series struct {
 	Label string
 	X, Y  []float64
+	// Lo and Hi, when set, are each point's spread (the lowest and the
+	// highest of the runs Y is the mean of), drawn as whiskers.
+	Lo, Hi []float64
 }
 
 // Kinds of figure.
@@ -357,6 +360,10 @@ func addLines(p *plot.Plot, pn Panel, logY bool, styles map[string]int) error {
 		l.Color, l.Width = c, vg.Points(1.3)
 		pts.Color, pts.Shape, pts.Radius = c, shapes[i%len(shapes)], vg.Points(2.6)
 		p.Add(l, pts)
+		if s.Lo != nil {
+			y := func(v float64) (float64, bool) { return v, !logY || v > 0 }
+			p.Add(newWhiskers(s, func(j int) float64 { return s.X[j] }, y, 0, c))
+		}
 	}
 	return nil
 }
@@ -405,6 +412,13 @@ func addBars(p *plot.Plot, pn Panel, logY bool, styles map[string]int) error {
 		b.LineStyle.Width = vg.Points(0.5)
 		b.Offset = w * vg.Length(float64(k)-float64(n-1)/2)
 		p.Add(b)
+		if s.Lo != nil {
+			y := func(v float64) (float64, bool) { return v, true }
+			if logY {
+				y = func(v float64) (float64, bool) { return math.Log10(v) - base, v > 0 }
+			}
+			p.Add(newWhiskers(s, func(j int) float64 { return float64(j) }, y, b.Offset, color.Black))
+		}
 	}
 	p.NominalX(shortLabels(pn.Categories)...)
 	// Each category gets an equal share of the axis, its bars centred in it.

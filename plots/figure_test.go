@@ -22,8 +22,10 @@ func TestSaveWritesEveryFormat(t *testing.T) {
 			Notes: []string{"scale default: 1 M records", "missing: SMART (index not implemented yet)"},
 			Panels: []Panel{
 				{Title: "(a) Read-only", Series: []Series{
-					{Label: "DEX", X: []float64{2, 36, 72, 144}, Y: []float64{1, 10, 20, 38}},
-					{Label: "Sherman", X: []float64{2, 36, 72, 144}, Y: []float64{0.5, 4, 7, math.NaN()}},
+					{Label: "DEX", X: []float64{2, 36, 72, 144}, Y: []float64{1, 10, 20, 38},
+						Lo: []float64{0.8, 9, 17, 35}, Hi: []float64{1.1, 12, 21, 44}},
+					{Label: "Sherman", X: []float64{2, 36, 72, 144}, Y: []float64{0.5, 4, 7, math.NaN()},
+						Lo: []float64{0.5, 3, 6, math.NaN()}, Hi: []float64{0.6, 5, 8, math.NaN()}},
 				}},
 				{Title: "(b) Read-intensive", Series: []Series{
 					{Label: "DEX", X: []float64{2, 36, 72, 144}, Y: []float64{1, 9, 18, 30}},
@@ -34,7 +36,8 @@ func TestSaveWritesEveryFormat(t *testing.T) {
 		"bars": {
 			Title: "YCSB", YLabel: "Throughput (Mops/s)", Kind: Bars, LogY: true,
 			Panels: []Panel{{Title: "Zipfian", Categories: []string{"A", "B", "C"}, Series: []Series{
-				{Label: "DMTree", Y: []float64{30, 40, 50}}, {Label: "Sherman", Y: []float64{3, 4, math.NaN()}},
+				{Label: "DMTree", Y: []float64{30, 40, 50}, Lo: []float64{25, 40, 45}, Hi: []float64{33, 40, 60}},
+				{Label: "Sherman", Y: []float64{3, 4, math.NaN()}},
 			}}},
 		},
 	}
@@ -61,6 +64,22 @@ func TestSaveWritesEveryFormat(t *testing.T) {
 	}
 	if err := (&Figure{Kind: Lines}).Save(filepath.Join(dir, "empty")); err == nil {
 		t.Error("a figure without panels saved")
+	}
+}
+
+// The axes hold a series' whiskers, not only its means.
+func TestWhiskersWidenTheAxis(t *testing.T) {
+	for _, kind := range []string{Lines, Bars} {
+		f := &Figure{Kind: kind, Panels: []Panel{{Title: "p", Categories: []string{"a", "b"}, Series: []Series{
+			{Label: "s", X: []float64{1, 2}, Y: []float64{10, 12}, Lo: []float64{5, 11}, Hi: []float64{30, 13}},
+		}}}}
+		ps, err := f.panels()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if max := ps[0].Y.Max; max < 30 {
+			t.Errorf("%s: y axis ends at %g, below the highest whisker (30)", kind, max)
+		}
 	}
 }
 

@@ -25,7 +25,21 @@ func figureFlags() []cli.Flag {
 		&cli.StringFlag{Name: "out", Value: "results", Usage: "results `DIR`"},
 		&cli.IntFlag{Name: "jobs", Usage: "runs at once (default: one per core)"},
 		&cli.StringFlag{Name: "trace-dir", Usage: "`DIR` holding the Twitter cache traces (cluster8.0.zst, cluster9.0.zst) that trace figures replay; without them their points need input"},
+		&cli.IntFlag{Name: "seeds", Value: 1, Usage: fmt.Sprintf("run every point under `N` seeds (1 to %d): the figures plot the mean with whiskers from the lowest to the highest seed, and the claims are checked on the means and say in how many seeds they hold", experiments.MaxReplicates)},
 	}
+}
+
+// expand is a figure's points at --scale, each under --seeds seeds.
+func expand(ctx *cli.Context, s *experiments.Spec) ([]experiments.Point, error) {
+	points, err := s.ExpandInputs(ctx.String("scale"), inputs(ctx))
+	if err != nil {
+		return nil, err
+	}
+	points, err = experiments.Replicates(points, ctx.Int("seeds"))
+	if err != nil {
+		return nil, fmt.Errorf("--seeds: %w", err)
+	}
+	return points, nil
 }
 
 // inputs locate the input files a figure's points need.
@@ -179,7 +193,7 @@ func reproduce(ctx *cli.Context, specs []*experiments.Spec) error {
 	opt.Shard = sh
 	figs := make([]experiments.Figure, len(specs))
 	for i, s := range specs {
-		points, err := s.ExpandInputs(ctx.String("scale"), inputs(ctx))
+		points, err := expand(ctx, s)
 		if err != nil {
 			return err
 		}
@@ -225,7 +239,7 @@ func reproduce(ctx *cli.Context, specs []*experiments.Spec) error {
 }
 
 func collect(ctx *cli.Context, s *experiments.Spec) (*experiments.Report, error) {
-	points, err := s.ExpandInputs(ctx.String("scale"), inputs(ctx))
+	points, err := expand(ctx, s)
 	if err != nil {
 		return nil, err
 	}
