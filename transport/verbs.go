@@ -106,7 +106,8 @@ type Endpoint interface {
 	// value into ops[i].Old, so pass a slice (Post(ops...)) to read them.
 	Post(ops ...Op) error
 	// Call sends req to the handler registered for method on node n and
-	// waits for its reply.
+	// waits for its reply, which is the caller's: no fabric reuses its
+	// bytes.
 	Call(n NodeID, method uint16, req []byte) ([]byte, error)
 	// Compute charges ns of local CPU work to the caller's thread.
 	Compute(ns int64)

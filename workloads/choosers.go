@@ -57,22 +57,30 @@ func (c latest) next(r *rand.Rand) int64 {
 // positions: hashed keys scatter them over the key space, as go-ycsb's
 // hashed insert order does; ordered keys put the hottest records on the
 // smallest keys, as Dolphin's benchmark does with its Zipfian ranks.
+//
+// The draws that go through below keep it, and a uniform generator, in the
+// Stream itself (recordDraw, uniform), next to the random source they
+// draw from: see Stream.
 func newRecordChooser(st *Stream) chooser {
 	s, n := &st.spec, st.spec.RecordCount
 	switch s.RequestDistribution {
 	case Zipfian:
-		return below{newZipfian(0, n-1, s.ZipfianConstant), n}
+		st.recordDraw = below{newZipfian(0, n-1, s.ZipfianConstant), n}
+		return &st.recordDraw
 	case Latest:
 		return latest{offsets: below{newZipfian(0, n-1, s.ZipfianConstant), n}, st: st}
 	case Hotspot:
-		return below{generator.NewHotspot(0, n-1, s.HotspotDataFraction, s.HotspotOpnFraction), n}
+		st.recordDraw = below{generator.NewHotspot(0, n-1, s.HotspotDataFraction, s.HotspotOpnFraction), n}
+		return &st.recordDraw
 	case Sequential:
 		// Client i of T starts at record i*n/T, computed without overflow.
 		hi, lo := bits.Mul64(uint64(n), uint64(st.client.Index))
 		offset, _ := bits.Div64(hi, lo, uint64(st.client.Total))
 		return rotated{seq: generator.NewSequential(0, n-1), offset: int64(offset), n: n}
 	default:
-		return below{generator.NewUniform(0, n-1), n}
+		st.uniform = *generator.NewUniform(0, n-1)
+		st.recordDraw = below{&st.uniform, n}
+		return &st.recordDraw
 	}
 }
 

@@ -115,8 +115,12 @@ func (o InsertOrder) dense() bool { return o == Ordered || o == Permuted }
 // bytes the key carries (the first eight bytes of a hashed key, the last
 // eight of an ordered or permuted one). Every encoding is increasing in the
 // number, and none gives a record the number 0.
-func (s *Spec) keyNumber(rec int64) uint64 {
-	switch s.InsertOrder {
+func (s *Spec) keyNumber(rec int64) uint64 { return s.InsertOrder.keyNumber(s, rec) }
+
+// keyNumber is s.keyNumber(rec) for keys in order o, s's order: it reads
+// s only for a permutation.
+func (o InsertOrder) keyNumber(s *Spec, rec int64) uint64 {
+	switch o {
 	case Ordered:
 		return uint64(rec) + 1
 	case Permuted:
@@ -142,7 +146,13 @@ func (o InsertOrder) encode(dst []byte, n uint64) {
 
 // encodeRecord writes record rec's key into dst.
 func (s *Spec) encodeRecord(dst []byte, rec int64) {
-	s.InsertOrder.encode(dst, s.keyNumber(rec))
+	s.InsertOrder.encodeRecord(s, dst, rec)
+}
+
+// encodeRecord is s.encodeRecord(dst, rec) for keys in order o, s's
+// order: a Stream keeps o in its first cache line, apart from its Spec.
+func (o InsertOrder) encodeRecord(s *Spec, dst []byte, rec int64) {
+	o.encode(dst, o.keyNumber(s, rec))
 }
 
 // Key returns the key of record number rec >= 0: a loaded record when

@@ -12,10 +12,12 @@ import (
 // client's stream is cold in the cache whenever it runs again, and the
 // Discrete's two pointers cost two more misses per operation.
 type opMix struct {
+	// n, ops and pw, which every draw reads, come first: they share a
+	// cache line with the fields before them in Stream.
 	n   int
-	w   [numOpTypes]float64 // weights, in the order added
-	pw  [numOpTypes]float64 // each weight over their sum
 	ops [numOpTypes]OpType
+	pw  [numOpTypes]float64 // each weight over their sum
+	w   [numOpTypes]float64 // weights, in the order added
 }
 
 // numOpTypes bounds the operation types a mix draws from.

@@ -551,6 +551,37 @@ func BenchmarkStreamNext(b *testing.B) {
 	}
 }
 
+// BenchmarkStreamNextCluster draws operations round robin from the streams
+// of DMTree's evaluation's 1,728 clients: as in a whole run, a stream has
+// left the core's private caches by the time its client draws again.
+func BenchmarkStreamNextCluster(b *testing.B) {
+	for _, dist := range []string{"uniform", "zipfian"} {
+		b.Run(dist, func(b *testing.B) {
+			s, err := Builtin("dmtree-search-only", Properties{"recordcount": "100000", "requestdistribution": dist})
+			if err != nil {
+				b.Fatal(err)
+			}
+			clients, err := Cluster(6, 288)
+			if err != nil {
+				b.Fatal(err)
+			}
+			streams := make([]*Stream, len(clients))
+			for i, c := range clients {
+				if streams[i], err = s.Stream(c); err != nil {
+					b.Fatal(err)
+				}
+			}
+			i := 0
+			for b.Loop() {
+				streams[i].Next()
+				if i++; i == len(streams) {
+					i = 0
+				}
+			}
+		})
+	}
+}
+
 func BenchmarkRecords(b *testing.B) {
 	s := builtinSmall(b, "dex-read-only", 1_000_000, nil)
 	for b.Loop() {

@@ -14,15 +14,21 @@ const minFrames = 64
 // computeNode is the state one compute node shares among its threads:
 // the cache (section 5) and the ownership lock of repartitioning.
 type computeNode struct {
-	x      *Index
-	idx    int
-	id     transport.NodeID
+	x   *Index
+	idx int
+	id  transport.NodeID
+	// frames[i] is frame i, nil until the chunk of frames holding it is
+	// first handed out (fresh).
 	frames []*frame
+	pages  []byte       // the frames' images, NodeBytes each
 	used   atomic.Int64 // frames handed out at least once
-	mt     mappingTable
-	cool   *coolingMap
-	root   atomic.Pointer[frame]
-	rootMu transport.Mutex // serialises root installs and root splits
+	// freshMu serialises handing out never used frames, so that frames
+	// [0, used) are always allocated.
+	freshMu sync.Mutex
+	mt      mappingTable
+	cool    *coolingMap
+	root    atomic.Pointer[frame]
+	rootMu  transport.Mutex // serialises root installs and root splits
 	// own is held shared by every operation and exclusively by a
 	// repartitioning, which must see no operation in flight.
 	own transport.RWMutex
@@ -56,22 +62,43 @@ func newComputeNode(x *Index, idx int, cacheBytes uint64) *computeNode {
 	c := &computeNode{x: x, idx: idx, id: x.comps[idx]}
 	c.rootMu.Kind = transport.LockSpin // the super root's OptLock
 	c.mt.init()
-	// One allocation for all frames and one for their pages: a cache of
-	// 256 MB is 2^18 frames per compute node, and allocating them one by
-	// one dominated building the index. Pages never touched stay zero
-	// pages of the OS.
-	frames, pages := make([]frame, n), make([]byte, n*NodeBytes)
+	// One allocation for all pages, and frames in chunks as they are
+	// first handed out: a cache of 256 MB is 2^18 frames per compute
+	// node, a run's data set often fills a small part of it, and both
+	// readying every frame up front and the garbage collector's scans of
+	// them (frames hold pointers) cost more than many a whole run's
+	// operations. Pages never touched stay zero pages of the OS.
+	c.pages = make([]byte, n*NodeBytes)
 	c.frames = make([]*frame, n)
-	for i := range frames {
-		f := &frames[i]
-		f.id, f.data = int32(i), node(pages[i*NodeBytes:(i+1)*NodeBytes:(i+1)*NodeBytes])
-		// A page's OptLock (include/cache/btree_node.h): one CAS, pause
-		// and retry; DEX has no coroutines, its threads spin.
-		f.wl.Kind = transport.LockSpin
-		c.frames[i] = f
-	}
 	c.cool = newCoolingMap(n, x.opt.fifo)
 	return c
+}
+
+// frameChunk is how many frames fresh allocates at a time.
+const frameChunk = 1024
+
+// fresh hands out the next never used frame (used), nil when every frame
+// has been.
+func (c *computeNode) fresh() *frame {
+	c.freshMu.Lock()
+	defer c.freshMu.Unlock()
+	i := int(c.used.Load())
+	if i >= len(c.frames) {
+		return nil
+	}
+	if c.frames[i] == nil {
+		chunk := make([]frame, min(frameChunk, len(c.frames)-i))
+		for j := range chunk {
+			f, k := &chunk[j], i+j
+			f.id, f.data = int32(k), node(c.pages[k*NodeBytes:(k+1)*NodeBytes:(k+1)*NodeBytes])
+			// A page's OptLock (include/cache/btree_node.h): one CAS,
+			// pause and retry; DEX has no coroutines, its threads spin.
+			f.wl.Kind = transport.LockSpin
+			c.frames[k] = f
+		}
+	}
+	c.used.Store(int64(i + 1))
+	return c.frames[i]
 }
 
 // bytes is the cache in use.
@@ -92,7 +119,8 @@ func (c *computeNode) reset() {
 	c.mt.clear()
 	c.cool.clear()
 	c.root.Store(nil)
-	for _, f := range c.frames {
+	// Frames past used have not been handed out since the last reset.
+	for _, f := range c.frames[:c.used.Load()] {
 		f.state.Store(stateFree)
 		f.dirty.Store(false)
 		f.parent.Store(nil)

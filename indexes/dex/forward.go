@@ -1,7 +1,6 @@
 package dex
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -37,7 +36,9 @@ func (c *client) forward(owner int, op opKind, key, val []byte) ([]byte, bool, e
 	if len(raw) > 2 && raw[1] == 2 {
 		return nil, false, errors.New(string(raw[2:]))
 	}
-	return bytes.Clone(raw[2:]), raw[1] == 1, nil
+	// The value needs no copy: serveForwardReq builds every reply afresh,
+	// and a fabric hands the caller that reply or a copy of its own.
+	return raw[2:], raw[1] == 1, nil
 }
 
 // serveForward registers the forwarding handler on every compute node

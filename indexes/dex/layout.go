@@ -3,6 +3,8 @@ package dex
 import (
 	"bytes"
 	"encoding/binary"
+
+	"github.com/dmbench/dmbench/indexes/internal/keycmp"
 )
 
 // NodeBytes is the size of every tree node (section 8.1: 1 KB nodes).
@@ -93,7 +95,7 @@ func (l *layout) highKey(n node) []byte {
 
 // covers reports whether key lies in the node's fence range.
 func (l *layout) covers(n node, key []byte) bool {
-	return bytes.Compare(key, l.low(n)) >= 0 && (n.noHigh() || bytes.Compare(key, l.high(n)) < 0)
+	return keycmp.Compare(key, l.low(n)) >= 0 && (n.noHigh() || keycmp.Compare(key, l.high(n)) < 0)
 }
 
 // Leaf entries: key then value, sorted by key.
@@ -112,7 +114,7 @@ func (l *layout) leafFind(n node, key []byte) (int, bool) {
 	lo, hi := 0, n.count()
 	for lo < hi {
 		m := (lo + hi) / 2
-		if bytes.Compare(l.leafKey(n, m), key) < 0 {
+		if keycmp.Compare(l.leafKey(n, m), key) < 0 {
 			lo = m + 1
 		} else {
 			hi = m
@@ -165,7 +167,7 @@ func (l *layout) innerFind(n node, key []byte) int {
 	lo, hi := 1, n.count()
 	for lo < hi {
 		m := (lo + hi) / 2
-		if bytes.Compare(l.innerKey(n, m), key) <= 0 {
+		if keycmp.Compare(l.innerKey(n, m), key) <= 0 {
 			lo = m + 1
 		} else {
 			hi = m

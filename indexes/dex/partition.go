@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
+
+	"github.com/dmbench/dmbench/indexes/internal/keycmp"
 )
 
 // partitions is one immutable assignment of key ranges to compute nodes
@@ -62,7 +64,7 @@ func newPartitions(given [][]byte, nodes, ks int) (*partitions, error) {
 // index is the position of the range holding key; keys below the first
 // bound belong to the first range.
 func (p *partitions) index(key []byte) int {
-	i, found := slices.BinarySearchFunc(p.lows, key, bytes.Compare)
+	i, found := slices.BinarySearchFunc(p.lows, key, keycmp.Compare)
 	if found {
 		return i
 	}
@@ -91,12 +93,12 @@ func (p *partitions) limit(key []byte) []byte {
 // nil is +infinity): such nodes are read with the RDMA optimistic lock and
 // written under RDMA locks.
 func (p *partitions) shared(low, high []byte) bool {
-	i, _ := slices.BinarySearchFunc(p.lows, low, bytes.Compare)
+	i, _ := slices.BinarySearchFunc(p.lows, low, keycmp.Compare)
 	// lows[i] is the first bound >= low; skip one equal to low.
 	if i < len(p.lows) && bytes.Equal(p.lows[i], low) {
 		i++
 	}
-	return i < len(p.lows) && (high == nil || bytes.Compare(p.lows[i], high) < 0)
+	return i < len(p.lows) && (high == nil || keycmp.Compare(p.lows[i], high) < 0)
 }
 
 // move returns the partitions with [bound, high) of the range holding
@@ -132,7 +134,7 @@ type keyRange struct {
 }
 
 func (r *keyRange) contains(key []byte) bool {
-	return bytes.Compare(key, r.low) >= 0 && (r.high == nil || bytes.Compare(key, r.high) < 0)
+	return keycmp.Compare(key, r.low) >= 0 && (r.high == nil || keycmp.Compare(key, r.high) < 0)
 }
 
 // intersects reports whether [low, high) shares a key with r.

@@ -21,10 +21,9 @@ func (c *client) getFrame() *frame {
 	if f := cn.takeFreed(); f != nil {
 		return f
 	}
-	if i := cn.used.Add(1) - 1; i < int64(len(cn.frames)) {
-		return cn.frames[i]
+	if f := cn.fresh(); f != nil {
+		return f
 	}
-	cn.used.Store(int64(len(cn.frames)))
 	for range 8 {
 		for range samples {
 			if err := c.coolSample(); err != nil {

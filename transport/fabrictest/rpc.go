@@ -141,11 +141,19 @@ func testRPC(t *testing.T, s suite) {
 // checkCalls makes the good calls to node n, whose memory at a its
 // handlers read.
 func checkCalls(t *testing.T, ep transport.Endpoint, n transport.NodeID, a transport.GAddr) {
+	var first []byte
 	for _, req := range [][]byte{[]byte("hello"), {}, bytes.Repeat([]byte{0xab}, 4096)} {
 		reply, err := ep.Call(n, methodEcho, req)
 		if ok(t, err, "echo of %d bytes", len(req)) && !bytes.Equal(reply, req) {
 			t.Errorf("echo of %d bytes returned %d bytes that differ", len(req), len(reply))
 		}
+		if first == nil {
+			first = reply
+		}
+	}
+	// A reply is the caller's: later calls leave it as it was.
+	if string(first) != "hello" {
+		t.Errorf("the first echo's reply became %q after later calls", first)
 	}
 
 	_, err := ep.Call(n, methodFail, []byte("politely"))
