@@ -11,6 +11,11 @@
 // what runs next. Nothing depends on the wall clock, map order or unseeded
 // randomness, so the same config and seed give bit-identical runs; every
 // processed event is folded into EventHash so tests can assert it.
+// Each verb costs its client two coroutine switches (it suspends, and is
+// resumed when the verb completes); with thousands of clients their stacks
+// are cold by then, so the switches bound the simulator's verb rate
+// (BenchmarkCoroutineSwitch measures them). A verb's target memory is
+// prefetched when it is posted, since it is read only on arrival.
 //
 // # NIC model
 //

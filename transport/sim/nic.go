@@ -42,14 +42,22 @@ func (f *Fabric) post(ep *endpoint, ops []transport.Op) error {
 	if len(ops) == 0 {
 		return nil
 	}
-	for i := range ops {
-		if _, err := f.locate(&ops[i]); err != nil {
-			return err
-		}
-	}
 	remote := false
 	for i := range ops {
-		remote = remote || ops[i].Addr.Node() != ep.node.id
+		m, err := f.locate(&ops[i])
+		if err != nil {
+			return err
+		}
+		if ops[i].Addr.Node() != ep.node.id {
+			remote = true
+			// The op reaches memory about a microsecond of virtual
+			// time from now, thousands of verbs later: start the likely
+			// DRAM miss on its target now, so that by then the line is
+			// in the cache.
+			if len(m.mem) > 0 { // a zero-length op may end its region
+				prefetch(&m.mem[0])
+			}
+		}
 	}
 	t := f.now
 	if remote { // local accesses need no doorbell
