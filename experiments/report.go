@@ -183,23 +183,20 @@ func (r *Report) timelinePanel(panel plots.Panel, pn Panel, runs map[pointKey][]
 
 // replicated is a metric over a point's replicates that have it: the
 // mean, lowest and highest; NaN when none has it.
-func replicated(reps []Outcome, m metric) (mean, lo, hi float64) {
-	mean, lo, hi = math.NaN(), math.Inf(1), math.Inf(-1)
-	var sum float64
-	n := 0
+func replicated(reps []Outcome, m metric) (avg, lo, hi float64) {
+	var vs []float64
 	for _, o := range reps {
 		if o.Result == nil {
 			continue
 		}
 		if v, ok := m(o.Result); ok {
-			sum, n = sum+v, n+1
-			lo, hi = min(lo, v), max(hi, v)
+			vs = append(vs, v)
 		}
 	}
-	if n == 0 {
+	if len(vs) == 0 {
 		return math.NaN(), math.NaN(), math.NaN()
 	}
-	return sum / float64(n), lo, hi
+	return mean(vs), slices.Min(vs), slices.Max(vs)
 }
 
 // TableMarkdown lays the figure's numbers out as the paper's table: one
