@@ -486,18 +486,7 @@ func (r *runner) body(node int, st *workloads.Stream, ops, cap int64, rec *recor
 			op := st.Next()
 			ep.SetTag(transport.Tag(op.Type) + 1)
 			t0 := ep.Now()
-			var missed bool
-			var err error
-			if op.Type == workloads.Read {
-				// apply's Read, without apply's stack frame: the frames an
-				// operation returns through are cold when its last verb
-				// resumes it, and each costs a cache miss.
-				var found bool
-				_, found, err = cl.Search(op.Key)
-				missed = !found
-			} else {
-				missed, err = apply(cl, op)
-			}
+			missed, err := apply(cl, op)
 			end := ep.Now()
 			rec.record(op.Type, end-t0, missed)
 			rec.tick(end - start)
